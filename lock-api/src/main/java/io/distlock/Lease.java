@@ -1,0 +1,86 @@
+package io.distlock;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Proof that the caller held a lock at the moment it was acquired, and the client's best knowledge
+ * of whether it still does.
+ *
+ * <p><b>What "valid" means.</b> A lease is valid while it has not been released, has not been
+ * detected as lost, and the client's monotonic clock has not passed {@code acquiredAt + validity -
+ * safetyMargin}, where {@code acquiredAt} is taken <em>before</em> the acquiring request was sent.
+ * Renewal moves that deadline forward. A valid lease is a belief, not a guarantee: a process that
+ * pauses (GC, SIGSTOP, a swapped-out VM) right after {@link #checkValid()} may keep acting on a lock
+ * that has already expired on the server. That is why backends that can hand out a
+ * {@linkplain #fencingToken() fencing token}, and why resources that must not be corrupted should
+ * check it (see {@code io.distlock.fencing}).
+ *
+ * <p><b>Release.</b> {@link #release()} (and {@link #close()}, for try-with-resources) is idempotent
+ * and owner-only: it deletes the lock on the server only if this lease still owns it, so releasing a
+ * lease that was lost never disturbs the next holder.
+ *
+ * <pre>{@code
+ * try (Lease lease = lock.acquire()) {
+ *     long token = lease.fencingToken().orElseThrow();
+ *     storage.write(data, token);   // the storage rejects tokens older than the last it saw
+ * }
+ * }</pre>
+ *
+ * <p>Lease objects are thread-safe; the thread that releases need not be the one that acquired.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The name of the lock this lease is for. */
+    String lockName();
+
+    /**
+     * The fencing token of this hold: a number that is strictly greater than the token of every
+     * earlier holder of the same lock (or of every lock, with {@link
+     * Capabilities.Fencing#GLOBALLY_MONOTONIC}). Empty when the backend cannot provide one (see
+     * {@link Capabilities#fencing()}).
+     */
+    OptionalLong fencingToken();
+
+    /** Whether the client still believes it holds the lock (see the class comment). */
+    boolean isValid();
+
+    /**
+     * Time left before the validity deadline on the client's monotonic clock; {@link
+     * Duration#ZERO} once the lease is released, lost or expired.
+     */
+    Duration remainingValidity();
+
+    /**
+     * Throws unless {@link #isValid()}.
+     *
+     * @throws LeaseLostException naming why the lease is no longer valid
+     */
+    void checkValid();
+
+    /**
+     * Completes (normally, with the reason) when the lease is lost: validity ran out, a renewal
+     * found another owner or failed past the deadline, the session or connection died, or the
+     * provider was closed while the lease was held. After a regular {@link #release()} the stage
+     * completes exceptionally with a {@link java.util.concurrent.CancellationException}, so
+     * dependent actions registered with {@code thenAccept} do not run. Actions run on a provider
+     * thread and must not block.
+     */
+    CompletionStage<LeaseLostException> lost();
+
+    /**
+     * Releases the lock if this lease still owns it. Idempotent and owner-only.
+     *
+     * @return {@code true} if this call released a lock that was still held by this lease; {@code
+     *     false} if the lease had already been released, or had been lost (in which case the lock
+     *     was left untouched, since it may belong to someone else now)
+     * @throws BackendUnavailableException if the backend could not be reached; the lock then
+     *     expires on its own at the end of its lease
+     */
+    boolean release();
+
+    /** Same as {@link #release()}, ignoring its result. */
+    @Override
+    void close();
+}

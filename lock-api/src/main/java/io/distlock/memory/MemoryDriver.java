@@ -1,0 +1,127 @@
+package io.distlock.memory;
+
+import io.distlock.Capabilities;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Driver of the in-JVM provider: one client of a {@link MemoryLockServer}. */
+final class MemoryDriver implements LockDriver {
+    static final Capabilities CAPABILITIES = Capabilities.builder()
+            .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .fencingSurvivesServerRestart(false)
+            .automaticRenewal(true)
+            .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+            .fifo(false)
+            .reentrant(false)
+            .failover(Capabilities.Failover.NOT_APPLICABLE)
+            .build();
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final MemoryLockServer server;
+    private volatile boolean closed;
+
+    MemoryDriver(MemoryLockServer server) {
+        this.server = server;
+    }
+
+    static String newOwner() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    @Override
+    public String backend() {
+        return "mem";
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.WATCHDOG;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        String owner = newOwner();
+        String name = ctx.lockName();
+        long ttl = ctx.leaseTime().toNanos();
+        return new Contender() {
+            @Override
+            public Optional<HeldLock> tryAcquire() {
+                long sentAt = ctx.ticker().read();
+                MemoryLockServer.Attempt a = server.tryAcquire(name, owner, ttl);
+                if (!a.acquired()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Held(ctx, owner, a.token(), ctx.validUntil(sentAt)));
+            }
+
+            @Override
+            public void awaitChange(long deadlineNanos) throws InterruptedException {
+                if (closed) {
+                    return;
+                }
+                server.await(name, Deadlines.remaining(ctx.ticker(), deadlineNanos));
+            }
+        };
+    }
+
+    private final class Held implements HeldLock {
+        private final AcquireContext ctx;
+        private final String owner;
+        private final long token;
+        private volatile long validUntil;
+
+        Held(AcquireContext ctx, String owner, long token, long validUntil) {
+            this.ctx = ctx;
+            this.owner = owner;
+            this.token = token;
+            this.validUntil = validUntil;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return OptionalLong.of(token);
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return validUntil;
+        }
+
+        @Override
+        public boolean renew() {
+            long sentAt = ctx.ticker().read();
+            boolean ok = server.renew(ctx.lockName(), owner, ctx.leaseTime().toNanos());
+            if (ok) {
+                validUntil = ctx.validUntil(sentAt);
+            }
+            return ok;
+        }
+
+        @Override
+        public boolean release() {
+            return server.release(ctx.lockName(), owner);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        server.wakeAll();
+    }
+}

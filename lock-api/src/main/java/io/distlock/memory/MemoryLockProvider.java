@@ -1,0 +1,119 @@
+package io.distlock.memory;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.spi.LockEngine;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The in-JVM provider ({@code mem://}): the reference implementation of the distlock contract, with
+ * TTLs, watchdog renewal, globally monotonic fencing tokens and notification-based waiting. Use it
+ * in your own unit tests in place of a real backend; the TCK uses it as its reference.
+ *
+ * <p>Providers built on the same {@link MemoryLockServer} behave like independent clients of one
+ * server. Locks live only as long as the JVM and are not shared with other processes.
+ *
+ * <pre>{@code
+ * MemoryLockServer server = MemoryLockServer.create();
+ * try (MemoryLockProvider a = MemoryLockProvider.builder().server(server).build();
+ *      MemoryLockProvider b = MemoryLockProvider.builder().server(server).build()) {
+ *     Lease lease = a.lock("job").acquire();
+ *     assert b.lock("job").tryAcquire().isEmpty();
+ * }
+ * }</pre>
+ */
+public final class MemoryLockProvider implements LockProvider {
+    private final LockEngine engine;
+    private final MemoryLockServer server;
+
+    private MemoryLockProvider(Builder b) {
+        this.server = b.server != null ? b.server : MemoryLockServer.create();
+        this.engine = LockEngine.create(new MemoryDriver(server), b.options);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A provider on a new private server with default options. */
+    public static MemoryLockProvider create() {
+        return builder().build();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return engine.capabilities();
+    }
+
+    @Override
+    public String backend() {
+        return engine.backend();
+    }
+
+    /** The server this provider is a client of. */
+    public MemoryLockServer server() {
+        return server;
+    }
+
+    /** The leases acquired through this provider and not yet released. */
+    public List<Lease> heldLeases() {
+        return engine.heldLeases();
+    }
+
+    /**
+     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
+     * locks stay on the server until their TTL runs out. Its leases are reported lost locally.
+     */
+    public void simulateCrash() {
+        engine.abandon();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryLockProvider{" + engine.options() + '}';
+    }
+
+    /** Builder for {@link MemoryLockProvider}. */
+    public static final class Builder {
+        private MemoryLockServer server;
+        private LockOptions options = LockOptions.defaults();
+
+        private Builder() {}
+
+        /** The server to connect to; a new private one if not set. */
+        public Builder server(MemoryLockServer server) {
+            this.server = Objects.requireNonNull(server, "server must not be null");
+            return this;
+        }
+
+        public Builder options(LockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.options = options.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        public MemoryLockProvider build() {
+            return new MemoryLockProvider(this);
+        }
+    }
+}

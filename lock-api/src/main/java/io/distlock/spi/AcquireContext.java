@@ -1,0 +1,75 @@
+package io.distlock.spi;
+
+import io.distlock.LeaseLostException;
+import io.distlock.LockOptions;
+import io.distlock.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What the engine tells a driver about one acquisition attempt, and the channel through which the
+ * driver reports, later, that the resulting lease was lost (session expired, connection died, key
+ * deleted by someone else).
+ */
+public final class AcquireContext {
+    private final String lockName;
+    private final String backend;
+    private final LockOptions options;
+    private final LockEngine.LossRelay lossSink;
+
+    AcquireContext(String lockName, String backend, LockOptions options, LockEngine.LossRelay lossSink) {
+        this.lockName = Objects.requireNonNull(lockName);
+        this.backend = backend;
+        this.options = Objects.requireNonNull(options);
+        this.lossSink = Objects.requireNonNull(lossSink);
+    }
+
+    /** The validated lock name. */
+    public String lockName() {
+        return lockName;
+    }
+
+    public String backend() {
+        return backend;
+    }
+
+    public LockOptions options() {
+        return options;
+    }
+
+    /** The lease time (server-side TTL) to request. */
+    public Duration leaseTime() {
+        return options.leaseTime();
+    }
+
+    public Ticker ticker() {
+        return options.ticker();
+    }
+
+    /**
+     * The validity deadline for a lease whose acquiring or renewing request was sent at ticker
+     * reading {@code sentAtNanos}: {@code sentAt + leaseTime - safetyMargin}.
+     */
+    public long validUntil(long sentAtNanos) {
+        return Deadlines.after(
+                sentAtNanos, options.leaseTime().minus(options.safetyMargin()).toNanos());
+    }
+
+    /**
+     * Reports that the lease acquired through this context is lost. Safe to call from any thread,
+     * more than once, and before or after the engine has seen the acquisition; only the first
+     * report counts.
+     */
+    public void reportLost(String reason, Throwable cause) {
+        lossSink.accept(new LeaseLostException(reason, lockName, backend, cause));
+    }
+
+    /**
+     * Tells the engine that {@link HeldLock#validUntilNanos()} moved <em>earlier</em> (for example
+     * a session was suspended), so the loss signal fires at the new deadline rather than the old.
+     * Moving it later needs no call.
+     */
+    public void validityChanged() {
+        lossSink.validityChanged();
+    }
+}

@@ -1,0 +1,284 @@
+package io.distlock.spi;
+
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.Ticker;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** The engine's lease: state machine HELD → (LOST →) RELEASED. */
+final class EngineLease implements Lease {
+
+    private enum State {
+        HELD,
+        LOST,
+        RELEASED
+    }
+
+    private final LockEngine engine;
+    private final String name;
+    private final HeldLock held;
+    private final AcquireContext ctx;
+    private final Ticker ticker;
+    private final long acquiredAt;
+    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    private final AtomicBoolean serverReleased = new AtomicBoolean();
+    private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+    private volatile LeaseLostException lossCause;
+    private volatile ScheduledFuture<?> renewTask;
+    private volatile ScheduledFuture<?> expiryTask;
+    private volatile ScheduledFuture<?> capTask;
+
+    EngineLease(LockEngine engine, String name, HeldLock held, AcquireContext ctx, long acquiredAt) {
+        this.engine = engine;
+        this.name = name;
+        this.held = held;
+        this.ctx = ctx;
+        this.ticker = ctx.ticker();
+        this.acquiredAt = acquiredAt;
+    }
+
+    HeldLock held() {
+        return held;
+    }
+
+    /** Schedules renewal, the validity check and the hold cap. Called once, when registered. */
+    void start() {
+        var options = ctx.options();
+        if (engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew()) {
+            long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
+            renewTask =
+                    engine.watchdog().scheduleWithFixedDelay(this::renewOnce, interval, interval, TimeUnit.NANOSECONDS);
+        }
+        options.maxHoldTime().ifPresent(cap -> {
+            long delay = Deadlines.remaining(ticker, Deadlines.after(acquiredAt, cap));
+            capTask = engine.timer().schedule(this::capReached, delay, TimeUnit.NANOSECONDS);
+        });
+        scheduleExpiryCheck();
+    }
+
+    void scheduleExpiryCheck() {
+        if (state.get() != State.HELD) {
+            return;
+        }
+        long delay = Deadlines.remaining(ticker, held.validUntilNanos());
+        if (delay == Long.MAX_VALUE) {
+            return;
+        }
+        try {
+            ScheduledFuture<?> previous = expiryTask;
+            // +1 µs so that the check runs strictly after the deadline
+            expiryTask = engine.timer().schedule(this::checkExpiry, delay + 1_000, TimeUnit.NANOSECONDS);
+            if (previous != null) {
+                previous.cancel(false);
+            }
+        } catch (RejectedExecutionException closing) {
+            // provider is closing; close() takes care of this lease
+        }
+    }
+
+    private void checkExpiry() {
+        if (state.get() != State.HELD) {
+            return;
+        }
+        if (Deadlines.passed(ticker, held.validUntilNanos())) {
+            markLost(new LeaseLostException(
+                    "validity deadline passed without a successful renewal", name, engine.backend()));
+        } else {
+            scheduleExpiryCheck();
+        }
+    }
+
+    private void renewOnce() {
+        if (state.get() != State.HELD) {
+            return;
+        }
+        if (Deadlines.passed(ticker, held.validUntilNanos())) {
+            markLost(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
+            return;
+        }
+        try {
+            if (held.renew()) {
+                engine.notify(o -> o.renewed(engine.backend(), name));
+                scheduleExpiryCheck();
+            } else {
+                markLost(new LeaseLostException(
+                        "renewal found the lock gone or owned by another client", name, engine.backend()));
+            }
+        } catch (RuntimeException e) {
+            engine.notify(o -> o.renewalFailed(engine.backend(), name, e));
+            if (Deadlines.passed(ticker, held.validUntilNanos())) {
+                markLost(new LeaseLostException(
+                        "renewal failed and the validity deadline passed", name, engine.backend(), e));
+            }
+        }
+    }
+
+    private void capReached() {
+        if (markLost(new LeaseLostException("maximum hold time reached", name, engine.backend()))) {
+            try {
+                engine.watchdog().execute(this::serverReleaseQuietly);
+            } catch (RejectedExecutionException closing) {
+                // close() releases it
+            }
+        }
+    }
+
+    private void serverReleaseQuietly() {
+        try {
+            serverRelease();
+        } catch (RuntimeException ignored) {
+            // the lock expires on the server
+        }
+    }
+
+    /** Marks the lease lost; returns whether this call did it. */
+    boolean markLost(LeaseLostException cause) {
+        if (!state.compareAndSet(State.HELD, State.LOST)) {
+            return false;
+        }
+        lossCause = cause;
+        cancelTasks(false);
+        lost.complete(cause);
+        engine.notify(o -> o.lost(engine.backend(), name, cause));
+        return true;
+    }
+
+    private void cancelTasks(boolean includingCap) {
+        ScheduledFuture<?> t = renewTask;
+        if (t != null) {
+            t.cancel(false);
+        }
+        t = expiryTask;
+        if (t != null) {
+            t.cancel(false);
+        }
+        t = capTask;
+        if (t != null && includingCap) {
+            t.cancel(false);
+        }
+    }
+
+    private boolean serverRelease() {
+        if (!serverReleased.compareAndSet(false, true)) {
+            return false;
+        }
+        return held.release();
+    }
+
+    @Override
+    public String lockName() {
+        return name;
+    }
+
+    @Override
+    public OptionalLong fencingToken() {
+        return held.fencingToken();
+    }
+
+    @Override
+    public boolean isValid() {
+        return state.get() == State.HELD && !Deadlines.passed(ticker, held.validUntilNanos());
+    }
+
+    @Override
+    public Duration remainingValidity() {
+        if (state.get() != State.HELD) {
+            return Duration.ZERO;
+        }
+        long left = Deadlines.remaining(ticker, held.validUntilNanos());
+        return left == Long.MAX_VALUE ? Duration.ofSeconds(Long.MAX_VALUE) : Duration.ofNanos(left);
+    }
+
+    @Override
+    public void checkValid() {
+        State s = state.get();
+        if (s == State.HELD) {
+            if (!Deadlines.passed(ticker, held.validUntilNanos())) {
+                return;
+            }
+            markLost(new LeaseLostException("validity deadline passed", name, engine.backend()));
+            s = state.get();
+        }
+        LeaseLostException cause = lossCause;
+        if (cause != null) {
+            throw new LeaseLostException(
+                    "lease is no longer valid: " + rawMessage(cause), name, engine.backend(), cause);
+        }
+        throw new LeaseLostException("lease was released", name, engine.backend());
+    }
+
+    private static String rawMessage(LeaseLostException e) {
+        String m = e.getMessage();
+        int i = m.lastIndexOf(" [");
+        return i > 0 ? m.substring(0, i) : m;
+    }
+
+    @Override
+    public CompletionStage<LeaseLostException> lost() {
+        return lost.minimalCompletionStage();
+    }
+
+    @Override
+    public boolean release() {
+        boolean wasValid;
+        if (state.compareAndSet(State.HELD, State.RELEASED)) {
+            wasValid = !Deadlines.passed(ticker, held.validUntilNanos());
+            if (wasValid) {
+                lost.completeExceptionally(new CancellationException("lease released"));
+            } else {
+                LeaseLostException cause =
+                        new LeaseLostException("validity deadline passed before release", name, engine.backend());
+                lossCause = cause;
+                lost.complete(cause);
+                engine.notify(o -> o.lost(engine.backend(), name, cause));
+            }
+        } else if (state.compareAndSet(State.LOST, State.RELEASED)) {
+            wasValid = false;
+        } else {
+            return false;
+        }
+        cancelTasks(true);
+        engine.forget(this);
+        long heldFor = ticker.read() - acquiredAt;
+        boolean owned;
+        try {
+            // Owner-only on the server: a lost lease's delete cannot touch the next holder's lock,
+            // and it frees the lock early when the loss was only on our side.
+            owned = serverRelease();
+        } catch (RuntimeException e) {
+            engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), false));
+            throw e;
+        }
+        boolean result = wasValid && owned;
+        engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+        return result;
+    }
+
+    /** Release during provider close: reports the lease lost to anyone listening, then releases. */
+    void releaseOnClose() {
+        if (state.get() == State.HELD) {
+            markLost(new LeaseLostException("provider was closed while the lease was held", name, engine.backend()));
+        }
+        release();
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return "Lease{lock='" + name + "', backend=" + engine.backend() + ", token=" + held.fencingToken() + ", state="
+                + state.get() + '}';
+    }
+}

@@ -1,0 +1,41 @@
+package io.distlock.spi;
+
+import java.util.OptionalLong;
+
+/**
+ * A driver's record of one acquired lock. The engine wraps it in the user-facing {@link
+ * io.distlock.Lease}.
+ */
+public interface HeldLock {
+
+    /** The fencing token, or empty if the backend has none. */
+    OptionalLong fencingToken();
+
+    /**
+     * The ticker reading after which the client must no longer believe it holds the lock. The
+     * engine polls this value; session-based drivers may move it forward (keepalive) or back
+     * (connection suspended). Use {@link AcquireContext#validUntil(long)} to compute it.
+     */
+    long validUntilNanos();
+
+    /**
+     * Extends the lock on the server if, and only if, this client still owns it ({@link
+     * RenewalMode#WATCHDOG} drivers). On success the driver moves {@link #validUntilNanos()} to
+     * {@code ctx.validUntil(t)} with {@code t} read before the request was sent.
+     *
+     * @return {@code true} if extended; {@code false} if the lock is gone or owned by someone else
+     * @throws io.distlock.BackendUnavailableException if the outcome is unknown
+     */
+    default boolean renew() {
+        throw new UnsupportedOperationException("renewal is handled by the backend session");
+    }
+
+    /**
+     * Deletes the lock on the server if this client still owns it. Called at most once.
+     *
+     * @return {@code true} if it was still ours and is now deleted; {@code false} if it was gone or
+     *     owned by someone else (nothing was changed then)
+     * @throws io.distlock.BackendUnavailableException if the outcome is unknown
+     */
+    boolean release();
+}

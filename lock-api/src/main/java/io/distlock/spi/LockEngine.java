@@ -1,0 +1,356 @@
+package io.distlock.spi;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockNames;
+import io.distlock.LockObserver;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shared half of every provider: it turns a {@link LockDriver}'s primitives into the full
+ * {@link LockProvider} contract. Backends build their public provider class around one engine.
+ *
+ * <p>What the engine does, identically for every backend:
+ *
+ * <ul>
+ *   <li>checks arguments (lock names through {@link LockNames}, durations);
+ *   <li>runs acquisition attempts within their wait budget, measured on the {@link Ticker}, waiting
+ *       through {@link Contender#awaitChange(long)} (never a fixed sleep) and calling {@link
+ *       Contender#abandon()} when an attempt ends without the lock;
+ *   <li>tracks each lease's validity deadline, renews {@link RenewalMode#WATCHDOG} leases every
+ *       {@code leaseTime * renewalFraction} on a watchdog thread, and marks a lease lost (completing
+ *       {@link Lease#lost()}) when a renewal finds another owner, when the driver reports a loss, or
+ *       when the deadline passes — checked on a separate timer thread that does no I/O, so a
+ *       renewal stuck in the network cannot delay the loss signal;
+ *   <li>releases owner-only and at most once per lease;
+ *   <li>on {@link #close()}: releases held leases, fails waiters, stops its two threads ({@code
+ *       distlock-<backend>-watchdog-N} and {@code distlock-<backend>-timer-N}, both daemon) and
+ *       closes the driver.
+ * </ul>
+ */
+public final class LockEngine implements LockProvider {
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private final LockDriver driver;
+    private final LockOptions options;
+    private final String backend;
+    private final Capabilities capabilities;
+    private final ScheduledThreadPoolExecutor watchdog;
+    private final ScheduledThreadPoolExecutor timer;
+    private final Set<EngineLease> leases = ConcurrentHashMap.newKeySet();
+    private final Object lifecycle = new Object();
+    private volatile boolean closed;
+
+    private LockEngine(LockDriver driver, LockOptions options) {
+        this.driver = Objects.requireNonNull(driver, "driver must not be null");
+        this.options = Objects.requireNonNull(options, "options must not be null");
+        this.backend = Objects.requireNonNull(driver.backend(), "driver.backend()");
+        Capabilities caps = driver.capabilities();
+        if (driver.renewalMode() == RenewalMode.WATCHDOG && !options.autoRenew()) {
+            caps = caps.mutate().automaticRenewal(false).build();
+        }
+        this.capabilities = caps;
+        int n = SEQUENCE.incrementAndGet();
+        this.watchdog = executor("distlock-" + backend + "-watchdog-" + n);
+        this.timer = executor("distlock-" + backend + "-timer-" + n);
+    }
+
+    /** An engine driving {@code driver} with {@code options}. The engine owns the driver. */
+    public static LockEngine create(LockDriver driver, LockOptions options) {
+        return new LockEngine(driver, options);
+    }
+
+    private static ScheduledThreadPoolExecutor executor(String name) {
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, factory);
+        e.setRemoveOnCancelPolicy(true);
+        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return e;
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        LockNames.validate(name);
+        checkOpen(name);
+        return new EngineLock(this, name);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public String backend() {
+        return backend;
+    }
+
+    /** The options this engine runs with. */
+    public LockOptions options() {
+        return options;
+    }
+
+    /** The driver (for backend-specific extensions of the provider). */
+    public LockDriver driver() {
+        return driver;
+    }
+
+    /** A snapshot of the leases acquired through this provider and not yet released. */
+    public List<Lease> heldLeases() {
+        return List.copyOf(leases);
+    }
+
+    /** Whether {@link #close()} or {@link #abandon()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        timer.shutdownNow();
+        RuntimeException failure = null;
+        for (EngineLease lease : new ArrayList<>(leases)) {
+            try {
+                lease.releaseOnClose();
+            } catch (RuntimeException e) {
+                log.debug("distlock.close.release_failed lock={} backend={}", lease.lockName(), backend, e);
+            }
+        }
+        watchdog.shutdownNow();
+        try {
+            driver.close();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        awaitThreads();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * Simulates a crash of this client: stops renewing and closes the driver without releasing
+     * anything, the way a killed process would leave its locks (they expire on the server). Held
+     * leases are reported lost. For tests and fault injection.
+     */
+    public void abandon() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        timer.shutdownNow();
+        watchdog.shutdownNow();
+        for (EngineLease lease : new ArrayList<>(leases)) {
+            lease.markLost(new LeaseLostException("provider was abandoned", lease.lockName(), backend));
+            leases.remove(lease);
+        }
+        try {
+            driver.close();
+        } catch (RuntimeException e) {
+            log.debug("distlock.abandon.driver_close_failed backend={}", backend, e);
+        }
+        awaitThreads();
+    }
+
+    private void awaitThreads() {
+        try {
+            if (!watchdog.awaitTermination(5, TimeUnit.SECONDS) || !timer.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("distlock.close.threads_still_running backend={}", backend);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void checkOpen(String name) {
+        if (closed) {
+            throw new IllegalStateException("provider is closed (lock '" + name + "', backend " + backend + ")");
+        }
+    }
+
+    /**
+     * The acquisition loop.
+     *
+     * @param maxWaitNanos 0 for a single try; {@link Long#MAX_VALUE} for no limit
+     */
+    Optional<Lease> acquire(String name, long maxWaitNanos) throws InterruptedException {
+        checkOpen(name);
+        Ticker ticker = options.ticker();
+        LockObserver observer = options.observer();
+        long start = ticker.read();
+        long deadline = maxWaitNanos == Long.MAX_VALUE ? Deadlines.NEVER : Deadlines.after(start, maxWaitNanos);
+        notify(o -> o.attempt(
+                backend, name, Duration.ofNanos(maxWaitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : maxWaitNanos)));
+        LossRelay relay = new LossRelay();
+        AcquireContext ctx = new AcquireContext(name, backend, options, relay);
+        Contender contender = driver.contender(ctx);
+        boolean acquired = false;
+        Throwable failure = null;
+        try {
+            while (true) {
+                Optional<HeldLock> held = contender.tryAcquire();
+                if (held.isPresent()) {
+                    HeldLock h = held.get();
+                    if (!Deadlines.passed(ticker, h.validUntilNanos())) {
+                        acquired = true;
+                        EngineLease lease = new EngineLease(this, name, h, ctx, start);
+                        register(lease, relay);
+                        long waited = ticker.read() - start;
+                        notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
+                        return Optional.of(lease);
+                    }
+                    // Acquired, but the reply came too late to leave any validity: give it back and
+                    // go on as if the attempt had failed.
+                    releaseQuietly(name, h);
+                    contender = driver.contender(ctx);
+                }
+                if (Deadlines.passed(ticker, deadline)) {
+                    long waited = ticker.read() - start;
+                    notify(o -> o.notAcquired(backend, name, Duration.ofNanos(waited)));
+                    return Optional.empty();
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + name + "'");
+                }
+                contender.awaitChange(deadline);
+                checkOpen(name);
+            }
+        } catch (InterruptedException | RuntimeException | Error e) {
+            failure = e;
+            notify(o -> o.failed(backend, name, e));
+            throw e;
+        } finally {
+            if (!acquired) {
+                // whatever the reason the attempt ended without the lock: remove what it left behind
+                try {
+                    contender.abandon();
+                } catch (RuntimeException cleanup) {
+                    if (failure != null) {
+                        failure.addSuppressed(cleanup);
+                    } else {
+                        log.debug("distlock.abandon_failed lock={} backend={}", name, backend, cleanup);
+                    }
+                }
+            }
+        }
+    }
+
+    private void releaseQuietly(String name, HeldLock h) {
+        try {
+            h.release();
+        } catch (RuntimeException e) {
+            log.debug("distlock.release_late_acquisition_failed lock={} backend={}", name, backend, e);
+        }
+    }
+
+    private void register(EngineLease lease, LossRelay relay) {
+        synchronized (lifecycle) {
+            if (!closed) {
+                leases.add(lease);
+                lease.start();
+                relay.attach(lease);
+                return;
+            }
+        }
+        releaseQuietly(lease.lockName(), lease.held());
+        throw new IllegalStateException(
+                "provider was closed during acquisition (lock '" + lease.lockName() + "', backend " + backend + ")");
+    }
+
+    void forget(EngineLease lease) {
+        leases.remove(lease);
+    }
+
+    ScheduledThreadPoolExecutor watchdog() {
+        return watchdog;
+    }
+
+    ScheduledThreadPoolExecutor timer() {
+        return timer;
+    }
+
+    RenewalMode renewalMode() {
+        return driver.renewalMode();
+    }
+
+    void notify(Consumer<LockObserver> call) {
+        try {
+            call.accept(options.observer());
+        } catch (RuntimeException e) {
+            log.warn("distlock.observer_failed backend={}", backend, e);
+        }
+    }
+
+    /** Forwards driver loss reports to the lease once it exists; remembers an early report. */
+    static final class LossRelay implements Consumer<LeaseLostException> {
+        private EngineLease lease;
+        private LeaseLostException early;
+
+        @Override
+        public void accept(LeaseLostException e) {
+            EngineLease target;
+            synchronized (this) {
+                target = lease;
+                if (target == null) {
+                    if (early == null) {
+                        early = e;
+                    }
+                    return;
+                }
+            }
+            target.markLost(e);
+        }
+
+        void attach(EngineLease l) {
+            LeaseLostException pending;
+            synchronized (this) {
+                lease = l;
+                pending = early;
+            }
+            if (pending != null) {
+                l.markLost(pending);
+            }
+        }
+
+        void validityChanged() {
+            EngineLease target;
+            synchronized (this) {
+                target = lease;
+            }
+            if (target != null) {
+                target.scheduleExpiryCheck();
+            }
+        }
+    }
+}

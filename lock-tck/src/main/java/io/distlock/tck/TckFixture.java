@@ -1,0 +1,87 @@
+package io.distlock.tck;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+
+/**
+ * What a backend gives the TCK: a way to open independent clients, and optional fault hooks.
+ *
+ * <p>An implementer writes one fixture and one test class extending {@link LockProviderTck}. Every
+ * hook has a default that throws {@link UnsupportedHookException}; the TCK rules that need a hook
+ * are then skipped, and the compatibility report shows the reason. Nothing passes by doing nothing.
+ *
+ * <p>A fixture is opened once per test class and closed after it; it owns whatever server it
+ * started.
+ */
+public interface TckFixture extends AutoCloseable {
+
+    /** Short backend name, used in test names and the compatibility report. */
+    String backend();
+
+    /**
+     * Opens a new, independent client of the backend, as if from another process: its own
+     * connections and its own provider. The TCK closes every client it opens.
+     *
+     * @param options lease settings for the client; fixtures must honour leaseTime, autoRenew,
+     *     maxHoldTime, observer and ticker
+     */
+    LockProvider newClient(LockOptions options);
+
+    /**
+     * Makes the server forget the current holder of {@code lockName} now, as if its lease had
+     * expired (Redis: delete the key; ZooKeeper: expire the holder's session; etcd: revoke the
+     * lease; MySQL: kill the holder's connection).
+     */
+    default void expireLease(String lockName) {
+        throw new UnsupportedHookException("expireLease");
+    }
+
+    /**
+     * Makes {@code client} die the way a killed process does: it stops renewing and answering, and
+     * releases nothing; the server notices only through TTL or session expiry.
+     */
+    default void crashClient(LockProvider client) {
+        throw new UnsupportedHookException("crashClient");
+    }
+
+    /**
+     * Cuts {@code client} off from the server (requests hang or fail) until {@link
+     * #restoreClientNetwork(LockProvider)}.
+     */
+    default void cutClientNetwork(LockProvider client) {
+        throw new UnsupportedHookException("cutClientNetwork");
+    }
+
+    /** Undoes {@link #cutClientNetwork(LockProvider)}. */
+    default void restoreClientNetwork(LockProvider client) {
+        throw new UnsupportedHookException("restoreClientNetwork");
+    }
+
+    /** Stops the server (all clients' requests fail) until {@link #startServer()}. */
+    default void stopServer() {
+        throw new UnsupportedHookException("stopServer");
+    }
+
+    /** Starts the server again after {@link #stopServer()}, with its data where it persists it. */
+    default void startServer() {
+        throw new UnsupportedHookException("startServer");
+    }
+
+    /**
+     * Number of connections the server currently sees from clients (for the "close leaves no
+     * connections" rule). Unsupported by default.
+     */
+    default int serverConnectionCount() {
+        throw new UnsupportedHookException("serverConnectionCount");
+    }
+
+    /** A short description of {@code lease} for failure messages (the default prints its token). */
+    default String describe(Lease lease) {
+        return lease.lockName() + "#" + lease.fencingToken();
+    }
+
+    /** Stops servers and releases resources the fixture holds. */
+    @Override
+    default void close() {}
+}
