@@ -1,0 +1,398 @@
+package io.distlock.zookeeper.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
+import io.distlock.LockNames;
+import io.distlock.LockOptions;
+import io.distlock.Ticker;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Driver of the ZooKeeper provider. Internal API: the public entry point is {@code
+ * io.distlock.zookeeper.ZooKeeperLockProvider}.
+ *
+ * <p>Each lock is a container node {@code <root>/<LockNames.encode(name)>}; each contender adds a
+ * protected ephemeral-sequential child; the lowest sequence holds the lock and every other contender
+ * watches only its immediate predecessor. The fencing token is the holder node's czxid.
+ *
+ * <p>Leases are valid while the session is: {@link #stateChanged} moves every held lock's validity
+ * deadline to {@code lastHeard + negotiatedSessionTimeout - margin} on SUSPENDED, reports the
+ * lock lost on LOST, and on RECONNECTED restores validity only after checking that the node still
+ * exists and is owned by the current session.
+ */
+public final class ZkDriver implements LockDriver {
+    static final String BACKEND = "zookeeper";
+    static final String NODE_PREFIX = "lock-";
+
+    static final Capabilities CAPABILITIES = Capabilities.builder()
+            .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .fencingSurvivesServerRestart(true)
+            .automaticRenewal(true)
+            .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+            .fifo(true)
+            .reentrant(false)
+            .failover(Capabilities.Failover.HELD_LOCKS_SURVIVE)
+            .build();
+
+    private static final Logger log = LoggerFactory.getLogger(ZkDriver.class);
+
+    final CuratorFramework client;
+    private final boolean ownsClient;
+    private final String root;
+    final List<ACL> acl;
+    final Ticker ticker;
+    private final long requestedSessionTimeoutNanos;
+    final long operationTimeoutNanos;
+    private final double clockDriftFactor;
+    private final long minimumMarginNanos;
+    private final ConnectionStateListener listener = this::stateChanged;
+
+    final Set<ZkHeld> held = ConcurrentHashMap.newKeySet();
+    final Set<ZkContender> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<CompletableFuture<CuratorEvent>> pending = ConcurrentHashMap.newKeySet();
+    private final AtomicLong epoch = new AtomicLong();
+    /** Ticker reading at which the last request that got an answer was sent (this session). */
+    private final LongAccumulator lastAnsweredSentAt = new LongAccumulator(Math::max, Long.MIN_VALUE);
+
+    private volatile long negotiatedTimeoutNanos;
+    private volatile boolean closed;
+    private volatile boolean crashOnClose;
+
+    final AtomicLong watchNotifications = new AtomicLong();
+    final AtomicLong childrenRereads = new AtomicLong();
+    final AtomicLong statRereads = new AtomicLong();
+
+    /**
+     * @param client a started client
+     * @param ownsClient whether {@link #close()} closes the client
+     * @param root validated absolute root path
+     * @param acl ACL for created nodes, or {@code null} for the client's default
+     * @param sessionTimeout the session timeout requested (used until the negotiated one is known)
+     * @param connectionTimeout how long the client waits for a connection
+     */
+    public ZkDriver(
+            CuratorFramework client,
+            boolean ownsClient,
+            String root,
+            List<ACL> acl,
+            LockOptions lockOptions,
+            Duration sessionTimeout,
+            Duration connectionTimeout) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.root = root.equals("/") ? "" : root;
+        this.acl = acl == null ? null : List.copyOf(acl);
+        this.ticker = lockOptions.ticker();
+        this.requestedSessionTimeoutNanos = sessionTimeout.toNanos();
+        this.negotiatedTimeoutNanos = requestedSessionTimeoutNanos;
+        this.operationTimeoutNanos = 2 * connectionTimeout.toNanos() + sessionTimeout.toNanos();
+        this.clockDriftFactor = lockOptions.clockDriftFactor();
+        this.minimumMarginNanos = lockOptions.minimumSafetyMargin().toNanos();
+        client.getConnectionStateListenable().addListener(listener);
+        if (client.getZookeeperClient().isConnected()) {
+            refreshNegotiatedTimeout();
+        }
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.SESSION;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        return new ZkContender(this, ctx, lockPath(ctx.lockName()));
+    }
+
+    /** The parent node of lock {@code name}. */
+    public String lockPath(String name) {
+        return root + "/" + LockNames.encode(name);
+    }
+
+    /** Watch notifications delivered to waiters since this driver started (for tests). */
+    public long watchNotifications() {
+        return watchNotifications.get();
+    }
+
+    /** How often a pipelined create + getChildren had to be followed by another getChildren. */
+    public long childrenRereads() {
+        return childrenRereads.get();
+    }
+
+    /** How often the create reply lacked the node's Stat, so the czxid took an extra read. */
+    public long statRereads() {
+        return statRereads.get();
+    }
+
+    /** The negotiated (or, before the first connection, requested) session timeout. */
+    public Duration sessionTimeout() {
+        return Duration.ofNanos(negotiatedTimeoutNanos);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** The current ZooKeeper session id, or 0 if there is none. */
+    long currentSessionId() {
+        try {
+            ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            return zk == null ? 0 : zk.getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    void noteAnswered(long sentAt) {
+        lastAnsweredSentAt.accumulate(sentAt);
+    }
+
+    /** On the next {@link #close()}, drop the connection without closing the session (a crash). */
+    public void crashOnClose() {
+        crashOnClose = true;
+    }
+
+    // ---------------------------------------------------------------- session state
+
+    private void refreshNegotiatedTimeout() {
+        try {
+            int ms = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (ms > 0) {
+                negotiatedTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(ms);
+            }
+        } catch (Exception e) {
+            log.debug("distlock.zookeeper.session_timeout_unknown", e);
+        }
+    }
+
+    void stateChanged(CuratorFramework c, ConnectionState state) {
+        long e = epoch.incrementAndGet();
+        log.debug("distlock.zookeeper.connection_state state={} held={}", state, held.size());
+        switch (state) {
+            case CONNECTED:
+                refreshNegotiatedTimeout();
+                break;
+            case RECONNECTED:
+                refreshNegotiatedTimeout();
+                for (ZkHeld h : held) {
+                    verifyAfterReconnect(h, e);
+                }
+                wakeAll();
+                break;
+            case SUSPENDED:
+            case READ_ONLY:
+                long deadline = suspendedDeadline(ticker.read());
+                for (ZkHeld h : held) {
+                    h.suspend(deadline);
+                }
+                break;
+            case LOST:
+                for (ZkHeld h : held) {
+                    h.lose("ZooKeeper session lost (expired or not re-established within the session timeout)", null);
+                }
+                lastAnsweredSentAt.reset();
+                wakeAll();
+                break;
+            default:
+                break;
+        }
+    }
+
+    /**
+     * The ticker reading after which a client suspended at {@code now} must stop trusting its
+     * session. The ZooKeeper client reports a disconnection at the latest {@code 2/3} of the
+     * session timeout after it last heard from the server, so the server last heard from us no
+     * earlier than {@code max(now - 2/3 T, sendTime of our last answered request)}; it expires the
+     * session no earlier than {@code T} after that. A margin for clock drift is subtracted.
+     */
+    long suspendedDeadline(long now) {
+        long t = negotiatedTimeoutNanos;
+        long lastHeard = Math.max(now - (t * 2 / 3), lastAnsweredSentAt.get());
+        long margin = (long) (t * clockDriftFactor) + minimumMarginNanos;
+        return lastHeard + t - margin;
+    }
+
+    private void verifyAfterReconnect(ZkHeld h, long epochAtReconnect) {
+        long session = currentSessionId();
+        long sentAt = ticker.read();
+        try {
+            client.checkExists()
+                    .inBackground((BackgroundCallback) (cf, ev) -> {
+                        KeeperException.Code rc = KeeperException.Code.get(ev.getResultCode());
+                        if (rc == KeeperException.Code.OK && ev.getStat() != null) {
+                            if (ev.getStat().getEphemeralOwner() == session
+                                    && ev.getStat().getCzxid() == h.czxid
+                                    && session == h.sessionId) {
+                                noteAnswered(sentAt);
+                                if (epoch.get() == epochAtReconnect) {
+                                    h.restore();
+                                }
+                            } else {
+                                h.lose("lock node is owned by another session after reconnecting", null);
+                            }
+                        } else if (rc == KeeperException.Code.NONODE) {
+                            h.lose("lock node was gone after reconnecting", null);
+                        }
+                        // other outcomes: stay suspended until the next state change
+                    })
+                    .forPath(h.path);
+        } catch (Exception ex) {
+            log.debug("distlock.zookeeper.verify_failed lock={}", h.ctx.lockName(), ex);
+        }
+    }
+
+    void wakeAll() {
+        for (ZkContender w : waiting) {
+            w.signal();
+        }
+    }
+
+    // ---------------------------------------------------------------- async helpers
+
+    /** A future completed by a background callback, failed on {@link #close()}. */
+    CompletableFuture<CuratorEvent> newPending() {
+        CompletableFuture<CuratorEvent> f = new CompletableFuture<>();
+        pending.add(f);
+        f.whenComplete((r, t) -> pending.remove(f));
+        if (closed) {
+            f.completeExceptionally(new IllegalStateException("provider is closed"));
+        }
+        return f;
+    }
+
+    /**
+     * Waits (uninterruptibly, bounded by the operation timeout) for a background reply; an interrupt
+     * is kept for the caller to see.
+     */
+    CuratorEvent await(CompletableFuture<CuratorEvent> f, String what, String lockName) {
+        long deadline = System.nanoTime() + operationTimeoutNanos;
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    throw new BackendUnavailableException(
+                            "no reply to " + what + " within " + Duration.ofNanos(operationTimeoutNanos),
+                            lockName,
+                            BACKEND,
+                            e);
+                } catch (ExecutionException e) {
+                    throw new BackendUnavailableException(what + " failed", lockName, BACKEND, e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static KeeperException.Code code(CuratorEvent ev) {
+        return KeeperException.Code.get(ev.getResultCode());
+    }
+
+    static BackendUnavailableException failure(String what, CuratorEvent ev, String lockName) {
+        KeeperException.Code rc = code(ev);
+        return new BackendUnavailableException(
+                what + " failed: " + rc, lockName, BACKEND, KeeperException.create(rc, ev.getPath()));
+    }
+
+    /**
+     * Deletes {@code path} with Curator's guaranteed delete (if the connection drops, Curator
+     * retries in the background until it succeeds or the node is gone) and waits for the outcome.
+     *
+     * @return {@code true} if deleted, {@code false} if it did not exist
+     */
+    boolean delete(String path, String lockName) {
+        CompletableFuture<CuratorEvent> f = newPending();
+        try {
+            client.delete()
+                    .guaranteed()
+                    .inBackground((BackgroundCallback) (c, ev) -> f.complete(ev))
+                    .forPath(path);
+        } catch (Exception e) {
+            f.completeExceptionally(e);
+        }
+        CuratorEvent ev = await(f, "delete " + path, lockName);
+        switch (code(ev)) {
+            case OK:
+                return true;
+            case NONODE:
+                return false;
+            default:
+                throw failure("delete " + path, ev, lockName);
+        }
+    }
+
+    /** Deletes {@code path} in the background (guaranteed), without waiting. */
+    void deleteInBackground(String path) {
+        try {
+            client.delete().guaranteed().inBackground().forPath(path);
+        } catch (Exception e) {
+            log.debug("distlock.zookeeper.background_delete_failed path={}", path, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void close() {
+        closed = true;
+        client.getConnectionStateListenable().removeListener(listener);
+        wakeAll();
+        IllegalStateException closing = new IllegalStateException("provider is closed");
+        for (CompletableFuture<CuratorEvent> f : pending) {
+            f.completeExceptionally(closing);
+        }
+        if (!ownsClient) {
+            return;
+        }
+        if (crashOnClose) {
+            try {
+                ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+                // drops the connection without a closeSession request: the server expires the
+                // session after its timeout, as it would for a killed process
+                zk.getTestable().injectSessionExpiration();
+            } catch (Exception e) {
+                log.debug("distlock.zookeeper.crash_injection_failed", e);
+            }
+        }
+        client.close();
+    }
+}

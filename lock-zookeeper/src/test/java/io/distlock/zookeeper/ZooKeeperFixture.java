@@ -1,0 +1,209 @@
+package io.distlock.zookeeper;
+
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.tck.TckFixture;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * TCK fixture for ZooKeeper: every client is a provider with its own Curator client (own session).
+ * expireLease expires the holder's session on the server (a second handle with the same session id
+ * and password closes it); crashClient drops a client's connection without closing its session.
+ */
+final class ZooKeeperFixture implements TckFixture {
+    private final String connectString;
+    private final AutoCloseable server;
+    private final Runnable stop;
+    private final Runnable start;
+    private final IntSupplier connections;
+    private final CuratorFramework admin;
+    private final List<ZooKeeperLockProvider> clients = new CopyOnWriteArrayList<>();
+
+    private ZooKeeperFixture(
+            String connectString, AutoCloseable server, Runnable stop, Runnable start, IntSupplier connections) {
+        this.connectString = connectString;
+        this.server = server;
+        this.stop = stop;
+        this.start = start;
+        this.connections = connections;
+        this.admin = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new RetryOneTime(50));
+        admin.start();
+    }
+
+    /** A fixture on a new standalone server. */
+    static ZooKeeperFixture singleServer() {
+        EmbeddedZk zk = EmbeddedZk.start();
+        return new ZooKeeperFixture(zk.connectString(), zk, zk::stopServer, zk::startServer, zk::connectionCount);
+    }
+
+    /** A fixture on a new 3-server ensemble. */
+    static ZooKeeperFixture ensemble(TestingCluster cluster) {
+        return new ZooKeeperFixture(cluster.getConnectString(), cluster, null, null, null);
+    }
+
+    String connectString() {
+        return connectString;
+    }
+
+    /** The standalone server (single-server fixtures only). */
+    EmbeddedZk embedded() {
+        return (EmbeddedZk) server;
+    }
+
+    CuratorFramework admin() {
+        return admin;
+    }
+
+    @Override
+    public String backend() {
+        return "zookeeper";
+    }
+
+    ZooKeeperLockOptions.Builder options(LockOptions options) {
+        return ZooKeeperLockOptions.builder()
+                .connectString(connectString)
+                .connectionTimeout(Duration.ofSeconds(5))
+                .lockOptions(options);
+    }
+
+    @Override
+    public ZooKeeperLockProvider newClient(LockOptions options) {
+        return track(ZooKeeperLockProvider.builder()
+                .options(options(options).build())
+                .build());
+    }
+
+    ZooKeeperLockProvider track(ZooKeeperLockProvider p) {
+        clients.add(p);
+        return p;
+    }
+
+    /** The queue nodes of {@code lockName}, in sequence order (empty if the parent is gone). */
+    List<String> children(String lockPath) {
+        try {
+            List<String> c = admin.getChildren().forPath(lockPath);
+            c.sort(Comparator.comparing(s -> s.substring(s.length() - 10)));
+            return c;
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void expireLease(String lockName) {
+        String parent = "/distlock/" + io.distlock.LockNames.encode(lockName);
+        List<String> c = children(parent);
+        if (c.isEmpty()) {
+            throw new IllegalStateException("lock '" + lockName + "' has no holder");
+        }
+        try {
+            Stat stat = admin.checkExists().forPath(parent + "/" + c.get(0));
+            if (stat == null) {
+                return;
+            }
+            for (ZooKeeperLockProvider p : clients) {
+                if (p.curator().getState() != org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+                    continue;
+                }
+                ZooKeeper zk = p.curator().getZookeeperClient().getZooKeeper();
+                if (zk.getSessionId() == stat.getEphemeralOwner()) {
+                    expireSession(connectString, zk.getSessionId(), zk.getSessionPasswd());
+                    return;
+                }
+            }
+            // not one of ours: the holder is unknown, so remove its node as the server would
+            admin.delete().forPath(parent + "/" + c.get(0));
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Expires session {@code id} on the server: a second handle with its password closes it. */
+    static void expireSession(String connectString, long id, byte[] password) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(
+                connectString,
+                10_000,
+                e -> {
+                    if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                        connected.countDown();
+                    }
+                },
+                id,
+                password);
+        try {
+            if (!connected.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not connect with session 0x" + Long.toHexString(id));
+            }
+        } finally {
+            zk.close();
+        }
+    }
+
+    @Override
+    public void crashClient(LockProvider client) {
+        ((ZooKeeperLockProvider) client).simulateCrash();
+    }
+
+    @Override
+    public void stopServer() {
+        if (stop == null) {
+            TckFixture.super.stopServer();
+        }
+        stop.run();
+    }
+
+    @Override
+    public void startServer() {
+        if (start == null) {
+            TckFixture.super.startServer();
+        }
+        start.run();
+    }
+
+    @Override
+    public int serverConnectionCount() {
+        if (connections == null) {
+            return TckFixture.super.serverConnectionCount();
+        }
+        return connections.getAsInt() - 1; // the fixture's admin client
+    }
+
+    @Override
+    public void close() {
+        for (ZooKeeperLockProvider p : clients) {
+            try {
+                p.close();
+            } catch (RuntimeException ignored) {
+                // already closed or crashed
+            }
+        }
+        admin.close();
+        try {
+            server.close();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

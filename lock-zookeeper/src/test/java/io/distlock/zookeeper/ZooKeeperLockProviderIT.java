@@ -1,0 +1,404 @@
+package io.distlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.Lease;
+import io.distlock.LeaseLostException;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.LockProviders;
+import io.distlock.fencing.InMemoryFencingGuard;
+import io.distlock.fencing.StaleTokenException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class ZooKeeperLockProviderIT {
+    private static final LockOptions SHORT =
+            LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
+    private static ZooKeeperFixture fixture;
+
+    @BeforeAll
+    static void startServer() {
+        fixture = ZooKeeperFixture.singleServer();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        fixture.close();
+    }
+
+    private static String name(TestInfo info) {
+        return "it/" + info.getTestMethod().orElseThrow().getName();
+    }
+
+    private ZooKeeperLockProvider client() {
+        return fixture.newClient(SHORT);
+    }
+
+    @Test
+    void tryAcquire_free_returnsLeaseFencedByNodeCzxid(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider p = client()) {
+            String name = name(info);
+            Lease lease = p.lock(name).tryAcquire().orElseThrow();
+            List<String> nodes = fixture.children(p.lockPath(name));
+            assertThat(nodes).hasSize(1);
+            Stat stat = fixture.admin().checkExists().forPath(p.lockPath(name) + "/" + nodes.get(0));
+            assertThat(lease.fencingToken()).hasValue(stat.getCzxid());
+            assertThat(stat.getEphemeralOwner())
+                    .isEqualTo(p.curator().getZookeeperClient().getZooKeeper().getSessionId());
+            // the lock's parent is a container node (the server removes it once empty)
+            assertThat(fixture.embedded().isContainer(p.lockPath(name))).isTrue();
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.release()).isTrue();
+            assertThat(fixture.children(p.lockPath(name))).isEmpty();
+        }
+    }
+
+    @Test
+    void tryAcquire_heldByOtherClient_returnsEmptyAndLeavesNoNode(TestInfo info) {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease lease = a.lock(name).tryAcquire().orElseThrow();
+            assertThat(b.lock(name).tryAcquire()).isEmpty();
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            lease.release();
+            assertThat(b.lock(name).tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void acquire_waiter_getsLockOnReleaseWithHigherToken(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease first = a.lock(name).acquire();
+            CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.lock(name).acquire();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            assertThat(waiter).isNotDone();
+            first.release();
+            Lease second = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(second.fencingToken().getAsLong())
+                    .isGreaterThan(first.fencingToken().getAsLong());
+            second.release();
+        }
+    }
+
+    @Test
+    void uncontendedAcquireRelease_warmLock_costsThreeRequests(TestInfo info) throws Exception {
+        ZooKeeperLockOptions options = fixture.options(LockOptions.defaults())
+                .sessionTimeout(Duration.ofSeconds(30))
+                .build();
+        try (ZooKeeperLockProvider p =
+                fixture.track(ZooKeeperLockProvider.builder().options(options).build())) {
+            String name = name(info);
+            p.lock(name).tryAcquire().orElseThrow().release(); // creates the parent
+            long rereads = p.driver().childrenRereads();
+            EmbeddedZk zk = fixture.embedded();
+            long before = zk.packetsReceived();
+            for (int i = 0; i < 5; i++) {
+                p.lock(name).tryAcquire().orElseThrow().release();
+            }
+            long requests = zk.packetsReceived() - before;
+            // create + getChildren (pipelined) + delete; the admin client may ping in between
+            assertThat(requests).isBetween(15L, 17L);
+            assertThat(p.driver().childrenRereads()).isEqualTo(rereads);
+            assertThat(p.driver().statRereads()).isZero();
+        }
+    }
+
+    @Test
+    void tryAcquireWithTimeout_timesOut_leavesNoNode(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            assertThat(b.lock(name).tryAcquire(Duration.ofMillis(300))).isEmpty();
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            lease.release();
+        }
+    }
+
+    @Test
+    void acquire_interrupted_throwsAndLeavesNoNode(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread t = new Thread(() -> {
+                try {
+                    b.lock(name).acquire();
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+            });
+            t.start();
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            t.interrupt();
+            t.join(10_000);
+            assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            lease.release();
+            assertThat(fixture.children(a.lockPath(name))).isEmpty();
+        }
+    }
+
+    @Test
+    void fiftyWaiters_eachReleaseWakesExactlyOneWaiterInFifoOrder(TestInfo info) throws Exception {
+        String name = name(info);
+        int waiters = 50;
+        List<ZooKeeperLockProvider> clients = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(waiters, r -> new Thread(r, "test-waiter"));
+        try {
+            ZooKeeperLockProvider holder = client();
+            clients.add(holder);
+            Lease first = holder.lock(name).acquire();
+            List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                ZooKeeperLockProvider c = client();
+                clients.add(c);
+                int id = i;
+                done.add(pool.submit(() -> {
+                    Lease l = c.lock(name).acquire();
+                    order.add(id);
+                    l.release();
+                    return null;
+                }));
+                int queued = i + 2;
+                // queue them one by one so the queue order is known
+                await().until(() -> fixture.children(holder.lockPath(name)).size() == queued);
+            }
+            first.release();
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            long notifications = clients.stream()
+                    .mapToLong(c -> c.driver().watchNotifications())
+                    .sum();
+            assertThat(notifications).isEqualTo(waiters);
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                expected.add(i);
+            }
+            assertThat(order).containsExactlyElementsOf(expected);
+        } finally {
+            pool.shutdownNow();
+            clients.forEach(ZooKeeperLockProvider::close);
+        }
+    }
+
+    @Test
+    void sessionExpiry_holder_lostFiresOtherAcquiresStaleWriteRejected(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            InMemoryFencingGuard guard = new InMemoryFencingGuard();
+            Lease old = a.lock(name).acquire();
+            guard.check("resource", old.fencingToken().getAsLong());
+            fixture.expireLease(name);
+            LeaseLostException lost = old.lost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(lost).isNotNull();
+            assertThat(old.isValid()).isFalse();
+            Lease next = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(next.fencingToken().getAsLong())
+                    .isGreaterThan(old.fencingToken().getAsLong());
+            guard.check("resource", next.fencingToken().getAsLong());
+            assertThatThrownBy(() -> guard.check("resource", old.fencingToken().getAsLong()))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(old.release()).isFalse();
+            next.release();
+            // the expired client got a new session and still works
+            a.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+        }
+    }
+
+    @Test
+    void crashClient_holder_lockFreeAfterSessionTimeout(TestInfo info) throws Exception {
+        ZooKeeperLockProvider a = client();
+        try (ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            a.lock(name).acquire();
+            long start = System.nanoTime();
+            fixture.crashClient(a);
+            // the session is not closed: the node stays until the server expires it
+            assertThat(fixture.children(b.lockPath(name))).hasSize(1);
+            Lease next = b.lock(name).tryAcquire(Duration.ofSeconds(15)).orElseThrow();
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(waited).isBetween(1_000L, 2_000L + 3_000L);
+            next.release();
+        }
+    }
+
+    @Test
+    void serverDown_heldLease_validityBoundedThenRestoredOnReconnect(TestInfo info) throws Exception {
+        LockOptions options =
+                LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build();
+        try (ZooKeeperLockProvider a = fixture.newClient(options)) {
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofDays(1));
+            fixture.stopServer();
+            try {
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> lease.remainingValidity().compareTo(Duration.ofSeconds(6)) < 0);
+                assertThat(lease.isValid()).isTrue();
+            } finally {
+                fixture.startServer();
+            }
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> lease.remainingValidity().compareTo(Duration.ofDays(1)) > 0);
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void serverDownPastSessionTimeout_heldLease_reportedLost(TestInfo info) throws Exception {
+        LockOptions options =
+                LockOptions.builder().leaseTime(Duration.ofMillis(1500)).build();
+        try (ZooKeeperLockProvider a = fixture.newClient(options)) {
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            long start = System.nanoTime();
+            fixture.stopServer();
+            try {
+                lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                // it stopped believing before the session timeout had passed since the stop
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                        .isLessThan(1500);
+            } finally {
+                fixture.startServer();
+            }
+            assertThat(lease.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void digestAcl_clientWithoutCredentials_cannotCreateOrDelete(TestInfo info) throws Exception {
+        ZooKeeperLockOptions options = fixture.options(SHORT)
+                .rootPath("/secured")
+                .digestCredentials("locks", "s3cret")
+                .build();
+        try (ZooKeeperLockProvider p =
+                fixture.track(ZooKeeperLockProvider.builder().options(options).build())) {
+            String name = name(info);
+            Lease lease = p.lock(name).acquire();
+            String parent = p.lockPath(name);
+            String node = parent + "/" + fixture.children(parent).get(0);
+            assertThatThrownBy(() -> fixture.admin().delete().forPath(node))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThatThrownBy(() -> fixture.admin().create().forPath(parent + "/intruder"))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void close_providerWithOwnClient_leavesNoClientThreads(TestInfo info) throws Exception {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        ZooKeeperLockProvider p = client();
+        p.lock(name(info)).acquire();
+        p.close();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(clientThreads(before)).isEmpty());
+    }
+
+    private static List<String> clientThreads(Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t))
+                .map(Thread::getName)
+                .filter(n -> n.contains("SendThread")
+                        || n.contains("EventThread")
+                        || n.startsWith("distlock-")
+                        || n.contains("Curator"))
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void close_providerWithGivenCurator_leavesClientOpen(TestInfo info) throws Exception {
+        try (CuratorFramework curator =
+                CuratorFrameworkFactory.newClient(fixture.connectString(), 5_000, 5_000, new RetryOneTime(50))) {
+            curator.start();
+            curator.blockUntilConnected();
+            ZooKeeperLockProvider p =
+                    ZooKeeperLockProvider.builder().curator(curator).build();
+            Lease lease = p.lock(name(info)).acquire();
+            p.close();
+            assertThat(lease.isValid()).isFalse();
+            assertThat(curator.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+            assertThat(fixture.children(p.lockPath(name(info)))).isEmpty();
+        }
+    }
+
+    @Test
+    void open_zookeeperUri_opensWorkingProvider(TestInfo info) {
+        String uri = "zookeeper://" + fixture.connectString() + "/chrooted?sessionTimeout=3s&leaseTime=3s";
+        try (LockProvider p = LockProviders.open(uri)) {
+            assertThat(p).isInstanceOf(ZooKeeperLockProvider.class);
+            assertThat(((ZooKeeperLockProvider) p).sessionTimeout()).isEqualTo(Duration.ofSeconds(3));
+            Optional<Lease> lease = p.lock(name(info)).tryAcquire();
+            assertThat(lease).isPresent();
+            lease.get().release();
+        }
+    }
+
+    @Test
+    void closeProvider_waiterBlocked_returnsPromptly(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client()) {
+            ZooKeeperLockProvider b = client();
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            CountDownLatch started = new CountDownLatch(1);
+            CompletableFuture<Throwable> result = CompletableFuture.supplyAsync(() -> {
+                started.countDown();
+                try {
+                    b.lock(name).acquire();
+                    return null;
+                } catch (Throwable e) {
+                    return e;
+                }
+            });
+            started.await();
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            b.close();
+            assertThat(result.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 1);
+            lease.release();
+        }
+    }
+}
