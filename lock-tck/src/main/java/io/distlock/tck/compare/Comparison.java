@@ -152,8 +152,7 @@ public final class Comparison {
             OptionalLong after = target.requestsNow();
             Map<String, Double> v = latencies(nanos);
             if (before.isPresent() && after.isPresent()) {
-                // the counter read itself may count as one request on the server
-                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong() - 1) / (double) nanos.length);
+                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong()) / (double) nanos.length);
             }
             if (target.floorRequestsPerOperation() > 0) {
                 v.put("protocol_floor_round_trips", (double) target.floorRequestsPerOperation());
@@ -333,7 +332,7 @@ public final class Comparison {
             v.put("acquire_ops_per_s", m / ((t1 - t0) / 1e9));
             v.put("release_ops_per_s", m / ((t2 - t1) / 1e9));
             if (before.isPresent() && after.isPresent()) {
-                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong() - 1) / (double) m);
+                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong()) / (double) m);
             }
             return new Measurement(target.name(), Scenario.MANY_NAMES, v, null, null);
         }
@@ -367,7 +366,7 @@ public final class Comparison {
             for (LockClient.Hold h : holds) {
                 h.release();
             }
-            return Math.max(0, after - before - 1) / seconds;
+            return Math.max(0, after - before) / seconds;
         }
     }
 

@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * @param clients opens a new independent client
  * @param floor one raw request to the server (PING, a no-op read), the round-trip floor; may be null
  * @param serverRequests total requests the server has served so far, read from the server's own
- *     statistics, for counting round trips per operation; may be null
+ *     statistics, for counting round trips per operation; may be null. It must not count its own
+ *     reads (subtract them), so that two readings differ only by the traffic in between
  * @param floorRequestsPerOperation how many round trips the protocol needs for one acquire+release
  *     (the "floor" multiplier), or 0 if unknown
  * @param serverVersion server version string for the report, or null
