@@ -200,7 +200,8 @@ class ZooKeeperLockProviderIT {
                 }));
                 int queued = i + 2;
                 // queue them one by one so the queue order is known
-                await().until(() -> fixture.children(holder.lockPath(name)).size() == queued);
+                await().pollInterval(Duration.ofMillis(10))
+                        .until(() -> fixture.children(holder.lockPath(name)).size() == queued);
             }
             first.release();
             for (Future<?> f : done) {
@@ -304,6 +305,33 @@ class ZooKeeperLockProviderIT {
                 fixture.startServer();
             }
             assertThat(lease.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void release_serverDown_throwsLeavesNoLocalStateAndNodeGoneAfterRestart(TestInfo info) throws Exception {
+        ZooKeeperLockOptions options = fixture.options(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build())
+                .connectionTimeout(Duration.ofMillis(300))
+                .build();
+        try (ZooKeeperLockProvider a = fixture.track(
+                        ZooKeeperLockProvider.builder().options(options).build());
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            fixture.stopServer();
+            try {
+                assertThatThrownBy(lease::release).isInstanceOf(io.distlock.BackendUnavailableException.class);
+                assertThat(a.heldLeases()).isEmpty();
+                assertThat(lease.isValid()).isFalse();
+                assertThat(lease.release()).isFalse(); // idempotent, no second attempt
+            } finally {
+                fixture.startServer();
+            }
+            // Curator's guaranteed delete finishes the job once reconnected (well before the 20 s session timeout)
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.children(a.lockPath(name)).isEmpty());
+            b.lock(name).tryAcquire().orElseThrow().release();
         }
     }
 
