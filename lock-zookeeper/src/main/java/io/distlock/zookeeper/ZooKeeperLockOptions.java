@@ -25,7 +25,10 @@ import java.util.Optional;
 public final class ZooKeeperLockOptions {
     /** Where locks live unless {@link Builder#rootPath(String)} says otherwise. */
     public static final String DEFAULT_ROOT_PATH = "/distlock";
-    /** How long to wait for a connection before an operation fails. */
+    /**
+     * How long to wait for a connection before an operation fails, unless the session timeout is
+     * shorter (then the session timeout).
+     */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(15);
 
     private static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
@@ -80,8 +83,13 @@ public final class ZooKeeperLockOptions {
         return sessionTimeout != null ? sessionTimeout : lockOptions.leaseTime();
     }
 
+    /** The explicit connection timeout or, if none, {@code min(15 s, sessionTimeout())}. */
     public Duration connectionTimeout() {
-        return connectionTimeout;
+        if (connectionTimeout != null) {
+            return connectionTimeout;
+        }
+        Duration session = sessionTimeout();
+        return session.compareTo(DEFAULT_CONNECTION_TIMEOUT) < 0 ? session : DEFAULT_CONNECTION_TIMEOUT;
     }
 
     public LockOptions lockOptions() {
@@ -101,7 +109,7 @@ public final class ZooKeeperLockOptions {
     @Override
     public String toString() {
         return "ZooKeeperLockOptions{connectString=" + connectString + ", rootPath=" + rootPath + ", sessionTimeout="
-                + sessionTimeout() + ", connectionTimeout=" + connectionTimeout + ", digestUser=" + digestUser
+                + sessionTimeout() + ", connectionTimeout=" + connectionTimeout() + ", digestUser=" + digestUser
                 + ", lockOptions=" + lockOptions + '}';
     }
 
@@ -110,7 +118,7 @@ public final class ZooKeeperLockOptions {
         private String connectString;
         private String rootPath = DEFAULT_ROOT_PATH;
         private Duration sessionTimeout;
-        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Duration connectionTimeout;
         private LockOptions lockOptions = LockOptions.defaults();
         private String digestUser;
         private String digestPassword;

@@ -336,6 +336,29 @@ class ZooKeeperLockProviderIT {
     }
 
     @Test
+    void autoRenewOff_holdPastLeaseTime_leaseLostAndLockFreed(TestInfo info) throws Exception {
+        LockOptions noRenew = LockOptions.builder()
+                .leaseTime(Duration.ofMillis(800))
+                .autoRenew(false)
+                .build();
+        try (ZooKeeperLockProvider a = fixture.newClient(noRenew);
+                ZooKeeperLockProvider b = client()) {
+            assertThat(a.capabilities().automaticRenewal()).isFalse();
+            String name = name(info);
+            Lease lease = a.lock(name).acquire();
+            assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(800));
+            lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(lease.isValid()).isFalse();
+            Lease next = b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(next.fencingToken().getAsLong())
+                    .isGreaterThan(lease.fencingToken().getAsLong());
+            assertThat(lease.release()).isFalse();
+            assertThat(next.isValid()).isTrue();
+            next.release();
+        }
+    }
+
+    @Test
     void digestAcl_clientWithoutCredentials_cannotCreateOrDelete(TestInfo info) throws Exception {
         ZooKeeperLockOptions options = fixture.options(SHORT)
                 .rootPath("/secured")

@@ -84,8 +84,13 @@ final class ZkContender implements Contender {
             }
             if (index == 0) {
                 predecessor = null;
-                ZkHeld h = new ZkHeld(driver, ctx, path(ourName), czxid, sessionId, Deadlines.NEVER);
+                boolean renew = ctx.options().autoRenew();
+                ZkHeld h = new ZkHeld(
+                        driver, ctx, path(ourName), czxid, sessionId, renew ? Deadlines.NEVER : ctx.validUntil(sentAt));
                 driver.held.add(h);
+                if (!renew) {
+                    driver.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
+                }
                 if (sessionId != driver.currentSessionId()) {
                     h.lose("ZooKeeper session changed during acquisition", null);
                 }

@@ -7,6 +7,7 @@ import io.distlock.LockOptions;
 import io.distlock.Ticker;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
 import java.time.Duration;
@@ -15,8 +16,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import org.apache.curator.framework.CuratorFramework;
@@ -67,6 +70,7 @@ public final class ZkDriver implements LockDriver {
     private final long requestedSessionTimeoutNanos;
     final long operationTimeoutNanos;
     private final double clockDriftFactor;
+    private final boolean autoRenew;
     private final long minimumMarginNanos;
     private final ConnectionStateListener listener = this::stateChanged;
 
@@ -77,6 +81,8 @@ public final class ZkDriver implements LockDriver {
     /** Ticker reading at which the last request that got an answer was sent (this session). */
     private final LongAccumulator lastAnsweredSentAt = new LongAccumulator(Math::max, Long.MIN_VALUE);
 
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    private ScheduledThreadPoolExecutor leaseEnd;
     private volatile long negotiatedTimeoutNanos;
     private volatile boolean closed;
     private volatile boolean crashOnClose;
@@ -110,6 +116,7 @@ public final class ZkDriver implements LockDriver {
         this.negotiatedTimeoutNanos = requestedSessionTimeoutNanos;
         this.operationTimeoutNanos = 2 * connectionTimeout.toNanos() + sessionTimeout.toNanos();
         this.clockDriftFactor = lockOptions.clockDriftFactor();
+        this.autoRenew = lockOptions.autoRenew();
         this.minimumMarginNanos = lockOptions.minimumSafetyMargin().toNanos();
         client.getConnectionStateListenable().addListener(listener);
         if (client.getZookeeperClient().isConnected()) {
@@ -124,7 +131,9 @@ public final class ZkDriver implements LockDriver {
 
     @Override
     public Capabilities capabilities() {
-        return CAPABILITIES;
+        return autoRenew
+                ? CAPABILITIES
+                : CAPABILITIES.mutate().automaticRenewal(false).build();
     }
 
     @Override
@@ -280,6 +289,32 @@ public final class ZkDriver implements LockDriver {
         }
     }
 
+    /**
+     * Without auto-renewal a lease lasts its lease time, as on TTL backends: at {@code endNanos}
+     * the lease is reported lost and our node deleted, on a thread named {@code
+     * distlock-zookeeper-lease-end-N} started on first use and stopped on {@link #close()}.
+     */
+    void scheduleLeaseEnd(ZkHeld h, long endNanos) {
+        ScheduledThreadPoolExecutor e;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (leaseEnd == null) {
+                String name = "distlock-zookeeper-lease-end-" + SEQUENCE.incrementAndGet();
+                leaseEnd = new ScheduledThreadPoolExecutor(1, r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    return t;
+                });
+                leaseEnd.setRemoveOnCancelPolicy(true);
+            }
+            e = leaseEnd;
+        }
+        long delay = Deadlines.remaining(ticker, endNanos);
+        h.expireAt(e.schedule(h::leaseTimeReached, delay, TimeUnit.NANOSECONDS));
+    }
+
     // ---------------------------------------------------------------- async helpers
 
     /** A future completed by a background callback, failed on {@link #close()}. */
@@ -373,7 +408,12 @@ public final class ZkDriver implements LockDriver {
 
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            closed = true;
+            if (leaseEnd != null) {
+                leaseEnd.shutdownNow();
+            }
+        }
         client.getConnectionStateListenable().removeListener(listener);
         wakeAll();
         IllegalStateException closing = new IllegalStateException("provider is closed");

@@ -4,6 +4,7 @@ import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import java.util.OptionalLong;
+import java.util.concurrent.ScheduledFuture;
 
 /** A held lock: our queue node, lowest in its parent, owned by session {@link #sessionId}. */
 final class ZkHeld implements HeldLock {
@@ -13,8 +14,12 @@ final class ZkHeld implements HeldLock {
     final long czxid;
     final long sessionId;
     private final Object state = new Object();
+    /** While connected: {@link Deadlines#NEVER}, or the lease-time deadline without auto-renewal. */
+    private final long connectedValidUntil;
+
     private long validUntil;
     private boolean lost;
+    private volatile ScheduledFuture<?> expiry;
 
     ZkHeld(ZkDriver driver, AcquireContext ctx, String path, long czxid, long sessionId, long validUntil) {
         this.driver = driver;
@@ -22,7 +27,18 @@ final class ZkHeld implements HeldLock {
         this.path = path;
         this.czxid = czxid;
         this.sessionId = sessionId;
+        this.connectedValidUntil = validUntil;
         this.validUntil = validUntil;
+    }
+
+    void expireAt(ScheduledFuture<?> task) {
+        this.expiry = task;
+    }
+
+    /** Without auto-renewal the lease ends at its lease time: report it lost and free the lock. */
+    void leaseTimeReached() {
+        lose("lease time passed and automatic renewal is off", null);
+        driver.deleteInBackground(path);
     }
 
     @Override
@@ -52,7 +68,7 @@ final class ZkHeld implements HeldLock {
     void restore() {
         synchronized (state) {
             if (!lost) {
-                validUntil = Deadlines.NEVER;
+                validUntil = connectedValidUntil;
             }
         }
     }
@@ -65,6 +81,10 @@ final class ZkHeld implements HeldLock {
             lost = true;
             validUntil = ctx.ticker().read();
         }
+        ScheduledFuture<?> task = expiry;
+        if (task != null) {
+            task.cancel(false);
+        }
         driver.held.remove(this);
         ctx.reportLost(reason, cause);
     }
@@ -73,6 +93,10 @@ final class ZkHeld implements HeldLock {
     public boolean release() {
         synchronized (state) {
             lost = true;
+        }
+        ScheduledFuture<?> task = expiry;
+        if (task != null) {
+            task.cancel(false);
         }
         driver.held.remove(this);
         // The path carries a unique protection prefix and a sequence number: nobody else ever
