@@ -359,6 +359,34 @@ class ZooKeeperLockProviderIT {
     }
 
     @Test
+    void lostWhileSuspended_sessionSurvives_nodeDeletedOnReconnect(TestInfo info) throws Exception {
+        LockOptions options =
+                LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build();
+        try (ZooKeeperLockProvider a = fixture.newClient(options);
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            long session = a.curator().getZookeeperClient().getZooKeeper().getSessionId();
+            Lease lease = a.lock(name).acquire();
+            // an idle holder: its last answered request lies 2 s back when the server goes away, so
+            // its validity ends well before Curator gives the session up (session timeout after
+            // the disconnection) and the session survives the restart
+            await().pollDelay(Duration.ofSeconds(2)).until(lease::isValid);
+            fixture.stopServer();
+            try {
+                lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } finally {
+                fixture.startServer();
+            }
+            // the holder never releases; its session survives the restart, its node must not
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.children(a.lockPath(name)).isEmpty());
+            assertThat(a.curator().getZookeeperClient().getZooKeeper().getSessionId())
+                    .isEqualTo(session);
+            b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow().release();
+        }
+    }
+
+    @Test
     void digestAcl_clientWithoutCredentials_cannotCreateOrDelete(TestInfo info) throws Exception {
         ZooKeeperLockOptions options = fixture.options(SHORT)
                 .rootPath("/secured")

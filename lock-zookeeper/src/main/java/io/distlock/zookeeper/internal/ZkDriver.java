@@ -217,7 +217,14 @@ public final class ZkDriver implements LockDriver {
             case RECONNECTED:
                 refreshNegotiatedTimeout();
                 for (ZkHeld h : held) {
-                    verifyAfterReconnect(h, e);
+                    if (Deadlines.passed(ticker, h.validUntilNanos())) {
+                        // the engine already reported this lease lost; do not leave its node
+                        // blocking everyone while the session lives on
+                        h.lose("validity ran out while the connection was suspended", null);
+                        deleteInBackground(h.path);
+                    } else {
+                        verifyAfterReconnect(h, e);
+                    }
                 }
                 wakeAll();
                 break;
@@ -231,6 +238,9 @@ public final class ZkDriver implements LockDriver {
             case LOST:
                 for (ZkHeld h : held) {
                     h.lose("ZooKeeper session lost (expired or not re-established within the session timeout)", null);
+                    // normally gone with the session; if Curator only gave up on it locally, the
+                    // server-side session may still hold the node for a while
+                    deleteInBackground(h.path);
                 }
                 lastAnsweredSentAt.reset();
                 wakeAll();
@@ -426,6 +436,9 @@ public final class ZkDriver implements LockDriver {
         if (crashOnClose) {
             try {
                 ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+                // Curator must not see the injected expiry: it would close the handle (sending a
+                // closeSession) before the injection marks it closed
+                zk.register(event -> {});
                 // drops the connection without a closeSession request: the server expires the
                 // session after its timeout, as it would for a killed process
                 zk.getTestable().injectSessionExpiration();
