@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
@@ -58,7 +59,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <pre>{@code
  * class MyBackendTckIT extends LockProviderTck {
- *     @Override
  *     protected TckFixture createFixture() {
  *         return new MyBackendFixture(); // starts a server, opens clients on it
  *     }
@@ -1193,6 +1193,84 @@ public abstract class LockProviderTck {
     }
 
     // ------------------------------------------------------------------------------------------
+    // 10. Server unavailable
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * TCK-10.1: while the server is stopped, an acquisition attempt fails with {@link
+     * BackendUnavailableException} (never an empty result, which would claim that someone holds the
+     * lock, and never a hang); once the server is back, the same client acquires again.
+     *
+     * <p>If this fails, check that connection errors are mapped to {@code
+     * BackendUnavailableException}, that client timeouts are bounded, and that the client reconnects.
+     */
+    @Test
+    @DisplayName("TCK-10.1 attempts fail with BackendUnavailableException while the server is down")
+    void tck_10_1_serverStopped_attemptFailsWithBackendUnavailable() {
+        LockProvider a = shortClient();
+        String name = name("down");
+        present(a.lock(name).tryAcquire(), "TCK-10.1: tryAcquire before the server stopped")
+                .release();
+        hook("stopServer", () -> fixture.stopServer());
+        try {
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> a.lock(name).tryAcquire())
+                    .as("TCK-10.1: tryAcquire() while the server is stopped")
+                    .isInstanceOf(BackendUnavailableException.class);
+            assertThat(since(t0))
+                    .as("TCK-10.1: time for tryAcquire() to fail while the server is stopped")
+                    .isLessThanOrEqualTo(unavailableBound());
+        } finally {
+            hook("startServer", () -> fixture.startServer());
+        }
+        AtomicReference<Lease> got = new AtomicReference<>();
+        await("TCK-10.1: the client acquires again after the server restarted")
+                .atMost(unavailableBound().plus(slack()))
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreException(BackendUnavailableException.class)
+                .until(() -> {
+                    a.lock(name).tryAcquire().ifPresent(got::set);
+                    return got.get() != null;
+                });
+    }
+
+    /**
+     * TCK-10.2: a holder cut off from its server (the server is stopped) reports its lease lost no
+     * later than its validity deadline plus the slack: a lease is never valid past a deadline that no
+     * renewal moved.
+     *
+     * <p>If this fails, check that failed renewals do not move the deadline, that the expiry timer
+     * does not wait for a renewal to time out, and (session backends) that a suspended session moves
+     * {@code validUntilNanos} back and calls {@code validityChanged()}.
+     */
+    @Test
+    @DisplayName("TCK-10.2 a holder cut off from the server reports its lease lost by the deadline")
+    void tck_10_2_serverStopped_holderLostByDeadline() {
+        LockProvider a = shortClient();
+        String name = name("down-holder");
+        Lease lease = present(a.lock(name).tryAcquire(), "TCK-10.2: tryAcquire");
+        AtomicLong lostAt = new AtomicLong();
+        lease.lost().thenRun(() -> lostAt.set(System.nanoTime()));
+        hook("stopServer", () -> fixture.stopServer());
+        try {
+            long readAt = System.nanoTime();
+            Duration left = lease.remainingValidity();
+            long deadline = readAt + left.toNanos();
+            await("TCK-10.2: lost() completes by the validity deadline while the server is stopped")
+                    .atMost(left.plus(slack().multipliedBy(2)))
+                    .pollInterval(POLL)
+                    .until(() -> lostAt.get() != 0);
+            Duration late = Duration.ofNanos(lostAt.get() - deadline);
+            assertThat(late)
+                    .as("TCK-10.2: lost() completed %s after the deadline read when the server stopped", late)
+                    .isLessThanOrEqualTo(slack());
+            assertThat(lease.isValid()).as("TCK-10.2: isValid() after the loss").isFalse();
+        } finally {
+            hook("startServer", () -> fixture.startServer());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
     // helpers
     // ------------------------------------------------------------------------------------------
 
@@ -1238,6 +1316,11 @@ public abstract class LockProviderTck {
 
     private Duration shortLease() {
         return timing().shortLease();
+    }
+
+    /** How long a request may take to fail while the server is down. */
+    private Duration unavailableBound() {
+        return slack().multipliedBy(10);
     }
 
     private Duration slack() {

@@ -47,7 +47,7 @@ class BrokenProvidersTest {
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ValidAfterLostTck.class,
-                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2"),
+                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2", "TCK-10.2"),
                         Set.of("TCK-7.1")));
     }
 

@@ -1,5 +1,6 @@
 package io.distlock.tck;
 
+import io.distlock.BackendUnavailableException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,20 @@ final class ToyLockServer {
     private final Condition changed = mutex.newCondition();
     private final Map<String, Entry> entries = new HashMap<>();
     private long lastToken;
+    private volatile boolean available = true;
+
+    void setAvailable(boolean value) {
+        available = value;
+        if (value) {
+            wakeAll();
+        }
+    }
+
+    private void checkAvailable(String name) {
+        if (!available) {
+            throw new BackendUnavailableException("toy server is stopped", name, "toy", null);
+        }
+    }
 
     private static final class Entry {
         String owner;
@@ -34,6 +49,7 @@ final class ToyLockServer {
 
     /** Returns the new token, or -1 if held. */
     long tryAcquire(String name, String owner, long ttlNanos, boolean honourTtl) {
+        checkAvailable(name);
         mutex.lock();
         try {
             if (live(name, honourTtl) != null) {
@@ -50,6 +66,7 @@ final class ToyLockServer {
     }
 
     boolean renew(String name, String owner, long ttlNanos, boolean checkOwner, boolean honourTtl) {
+        checkAvailable(name);
         mutex.lock();
         try {
             Entry e = live(name, honourTtl);
@@ -71,6 +88,7 @@ final class ToyLockServer {
     }
 
     boolean release(String name, String owner, boolean checkOwner, boolean honourTtl) {
+        checkAvailable(name);
         mutex.lock();
         try {
             Entry e = live(name, honourTtl);
@@ -86,6 +104,7 @@ final class ToyLockServer {
     }
 
     void await(String name, long maxNanos, boolean honourTtl) throws InterruptedException {
+        checkAvailable(name);
         mutex.lock();
         try {
             Entry e = live(name, honourTtl);

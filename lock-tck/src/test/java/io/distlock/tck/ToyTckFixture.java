@@ -42,6 +42,16 @@ final class ToyTckFixture implements TckFixture {
     }
 
     @Override
+    public void stopServer() {
+        server.setAvailable(false);
+    }
+
+    @Override
+    public void startServer() {
+        server.setAvailable(true);
+    }
+
+    @Override
     public void crashClient(LockProvider client) {
         LockProvider p = client instanceof ValidAfterLostProvider v ? v.delegate : client;
         ((LockEngine) p).abandon();
