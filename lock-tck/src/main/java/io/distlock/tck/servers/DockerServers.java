@@ -95,6 +95,8 @@ final class DockerServers {
     /** A server in a container with host networking. */
     static final class ContainerServer implements TestServer {
         private static final Set<ContainerServer> LIVE = ConcurrentHashMap.newKeySet();
+        private static final String KIND_LABEL = "io.distlock.test-server";
+        private static final String OWNER_LABEL = "io.distlock.owner-pid";
 
         static {
             Runtime.getRuntime()
@@ -129,7 +131,10 @@ final class DockerServers {
             GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
                     .withNetworkMode("host")
                     .withCommand(command.apply(port).toArray(new String[0]))
-                    .withLabel("io.distlock.test-server", kind);
+                    .withLabel(KIND_LABEL, kind)
+                    .withLabel(
+                            OWNER_LABEL, Long.toString(ProcessHandle.current().pid()));
+            removeOrphans();
             try {
                 c.start();
             } catch (RuntimeException e) {
@@ -152,6 +157,30 @@ final class DockerServers {
                 }
                 return probe.ready(host(), port);
             });
+        }
+
+        /**
+         * Removes containers left by test JVMs that died without closing them (Ryuk, the
+         * Testcontainers reaper, is disabled here).
+         */
+        private void removeOrphans() {
+            try {
+                for (var c : client().listContainersCmd()
+                        .withShowAll(true)
+                        .withLabelFilter(java.util.List.of(KIND_LABEL))
+                        .exec()) {
+                    String owner = c.getLabels() == null ? null : c.getLabels().get(OWNER_LABEL);
+                    long pid = owner == null ? -1 : Long.parseLong(owner);
+                    if (pid > 0
+                            && !ProcessHandle.of(pid)
+                                    .map(ProcessHandle::isAlive)
+                                    .orElse(false)) {
+                        client().removeContainerCmd(c.getId()).withForce(true).exec();
+                    }
+                }
+            } catch (RuntimeException e) {
+                // best effort
+            }
         }
 
         private DockerClient client() {

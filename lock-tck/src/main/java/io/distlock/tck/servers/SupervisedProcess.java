@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The command runs under a small {@code sh} wrapper that polls the JVM's pid ({@code kill -0})
  * twice a second; when the JVM is gone (even after {@code kill -9}) the wrapper kills the command
  * with SIGKILL and, if asked, deletes a directory. A JVM shutdown hook kills every live supervised
- * process on a normal exit as well. {@code PR_SET_PDEATHSIG} is not used: it fires when the
+ * process (and deletes its directory) on a normal exit as well. {@code PR_SET_PDEATHSIG} is not used: it fires when the
  * spawning <em>thread</em> ends, and Java spawns from arbitrary threads.
  *
  * <p>{@link #pid()} is the pid of the command itself (not of the wrapper), so signals reach the
@@ -63,7 +63,13 @@ public final class SupervisedProcess implements AutoCloseable {
                 .addShutdownHook(new Thread(
                         () -> {
                             for (SupervisedProcess p : LIVE) {
-                                p.signalQuietly("KILL");
+                                ProcessHandle.of(p.pid).ifPresent(ProcessHandle::destroyForcibly);
+                            }
+                            for (SupervisedProcess p : LIVE) {
+                                p.awaitExit(Duration.ofSeconds(2));
+                                if (p.cleanDir != null) {
+                                    ServerDirs.deleteQuietly(p.cleanDir);
+                                }
                             }
                         },
                         "distlock-servers-shutdown"));
@@ -73,12 +79,14 @@ public final class SupervisedProcess implements AutoCloseable {
     private final Process wrapper;
     private final long pid;
     private final Path log;
+    private final Path cleanDir;
 
-    private SupervisedProcess(String name, Process wrapper, long pid, Path log) {
+    private SupervisedProcess(String name, Process wrapper, long pid, Path log, Path cleanDir) {
         this.name = name;
         this.wrapper = wrapper;
         this.pid = pid;
         this.log = log;
+        this.cleanDir = cleanDir;
     }
 
     /**
@@ -141,7 +149,7 @@ public final class SupervisedProcess implements AutoCloseable {
             wrapper.destroyForcibly();
             throw new ServerStartException("cannot start " + name + ": " + e.getMessage(), e);
         }
-        SupervisedProcess p = new SupervisedProcess(name, wrapper, pid, log);
+        SupervisedProcess p = new SupervisedProcess(name, wrapper, pid, log, cleanOnJvmDeath);
         LIVE.add(p);
         wrapper.onExit().thenRun(() -> LIVE.remove(p));
         return p;
