@@ -34,14 +34,19 @@ public final class RedisCluster implements AutoCloseable {
             throw new IllegalArgumentException("masters must be at least 3 for a Redis Cluster (was " + masters + ")");
         }
         List<RedisServer> nodes = new ArrayList<>();
+        int[] busPorts = new int[masters];
         try {
             for (int i = 0; i < masters; i++) {
+                busPorts[i] = Ports.free();
                 nodes.add(RedisServer.builder()
                         .local()
                         .kind("redis-cluster")
                         .args(
                                 "--cluster-enabled",
                                 "yes",
+                                // the default bus port (port + 10000) may be taken or out of range
+                                "--cluster-port",
+                                Integer.toString(busPorts[i]),
                                 "--cluster-config-file",
                                 "nodes.conf",
                                 "--cluster-node-timeout",
@@ -59,7 +64,8 @@ public final class RedisCluster implements AutoCloseable {
                         "CLUSTER",
                         "MEET",
                         nodes.get(i).host(),
-                        Integer.toString(nodes.get(i).port()));
+                        Integer.toString(nodes.get(i).port()),
+                        Integer.toString(busPorts[i]));
             }
             RedisCluster cluster = new RedisCluster(nodes);
             cluster.awaitState("ok", Duration.ofSeconds(30));
