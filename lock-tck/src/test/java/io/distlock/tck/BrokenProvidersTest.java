@@ -40,14 +40,15 @@ class BrokenProvidersTest {
         return Stream.of(
                 Arguments.of(BrokenProviders.ReleaseIgnoresOwnerTck.class, Set.of("TCK-6.1"), Set.of()),
                 Arguments.of(BrokenProviders.NoTtlTck.class, Set.of("TCK-7.1", "TCK-7.3"), Set.of()),
-                Arguments.of(BrokenProviders.RenewIgnoresOwnerTck.class, Set.of("TCK-6.2", "TCK-8.1"), Set.of()),
+                Arguments.of(
+                        BrokenProviders.RenewIgnoresOwnerTck.class, Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3"), Set.of()),
                 Arguments.of(
                         BrokenProviders.ClientSideTokensTck.class,
                         Set.of("TCK-5.2", "TCK-7.1", "TCK-9.1", "TCK-9.2", "TCK-9.3"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ValidAfterLostTck.class,
-                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2", "TCK-10.2"),
+                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2", "TCK-8.3", "TCK-10.2"),
                         Set.of("TCK-7.1")));
     }
 
