@@ -3,6 +3,9 @@ package io.distlock.zookeeper;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.tck.TckFixture;
+import io.distlock.tck.servers.TestServer;
+import io.distlock.tck.servers.ZooKeeperEnsemble;
+import io.distlock.tck.servers.ZooKeeperServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Comparator;
@@ -51,9 +54,52 @@ final class ZooKeeperFixture implements TckFixture {
         return new ZooKeeperFixture(zk.connectString(), zk, zk::stopServer, zk::startServer, zk::connectionCount);
     }
 
-    /** A fixture on a new 3-server ensemble. */
+    /** A fixture on a new 3-server in-process ensemble (curator-test). */
     static ZooKeeperFixture ensemble(TestingCluster cluster) {
         return new ZooKeeperFixture(cluster.getConnectString(), cluster, null, null, null);
+    }
+
+    /** A fixture on a standalone ZooKeeper 3.8 server in its own process (lock-tck launcher). */
+    static ZooKeeperFixture serverProcess() {
+        TestServer s = ZooKeeperServer.start();
+        return new ZooKeeperFixture(s.address(), s, s::kill, () -> s.restart(true), () -> aliveConnections(List.of(s)));
+    }
+
+    /** A fixture on a 3-server ZooKeeper 3.8 ensemble, one process per server (lock-tck launcher). */
+    static ZooKeeperFixture ensembleProcesses(ZooKeeperEnsemble e) {
+        return new ZooKeeperFixture(
+                e.connectString(),
+                e,
+                () -> e.members().forEach(TestServer::kill),
+                () -> e.members().forEach(m -> m.restart(true)),
+                () -> aliveConnections(e.members()));
+    }
+
+    /** Client connections the servers see ({@code mntr zk_num_alive_connections}, minus the probe's own). */
+    static int aliveConnections(List<TestServer> servers) {
+        int total = 0;
+        for (TestServer s : servers) {
+            String mntr = fourLetter(s.host(), s.port(), "mntr");
+            for (String line : mntr.split("\n")) {
+                if (line.startsWith("zk_num_alive_connections")) {
+                    total += Integer.parseInt(line.split("\\s+")[1].trim()) - 1;
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Sends a four-letter word and returns the answer. */
+    static String fourLetter(String host, int port, String word) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(host, port), 2000);
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write(word.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     String connectString() {
@@ -168,16 +214,18 @@ final class ZooKeeperFixture implements TckFixture {
     public void stopServer() {
         if (stop == null) {
             TckFixture.super.stopServer();
+        } else {
+            stop.run();
         }
-        stop.run();
     }
 
     @Override
     public void startServer() {
         if (start == null) {
             TckFixture.super.startServer();
+        } else {
+            start.run();
         }
-        start.run();
     }
 
     @Override
@@ -185,7 +233,7 @@ final class ZooKeeperFixture implements TckFixture {
         if (connections == null) {
             return TckFixture.super.serverConnectionCount();
         }
-        return connections.getAsInt() - 1; // the fixture's admin client
+        return connections.getAsInt() - (admin.getZookeeperClient().isConnected() ? 1 : 0); // minus the admin client
     }
 
     @Override

@@ -86,9 +86,17 @@ final class ZkContender implements Contender {
                 predecessor = null;
                 boolean renew = ctx.options().autoRenew();
                 ZkHeld h = new ZkHeld(
-                        driver, ctx, path(ourName), czxid, sessionId, renew ? Deadlines.NEVER : ctx.validUntil(sentAt));
+                        driver,
+                        ctx,
+                        path(ourName),
+                        czxid,
+                        sessionId,
+                        renew ? driver.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
+                        renew);
                 driver.held.add(h);
-                if (!renew) {
+                if (renew) {
+                    driver.ensureKeepalive();
+                } else {
                     driver.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
                 }
                 if (sessionId != driver.currentSessionId()) {

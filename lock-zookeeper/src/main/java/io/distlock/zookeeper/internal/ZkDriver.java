@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAccumulator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -41,10 +40,11 @@ import org.slf4j.LoggerFactory;
  * protected ephemeral-sequential child; the lowest sequence holds the lock and every other contender
  * watches only its immediate predecessor. The fencing token is the holder node's czxid.
  *
- * <p>Leases are valid while the session is: {@link #stateChanged} moves every held lock's validity
- * deadline to {@code lastHeard + negotiatedSessionTimeout - margin} on SUSPENDED, reports the
- * lock lost on LOST, and on RECONNECTED restores validity only after checking that the node still
- * exists and is owned by the current session.
+ * <p>Leases are valid while the session is: each lease's deadline is {@code sendTime +
+ * negotiatedSessionTimeout - margin} of the last request the server answered on the session (a
+ * per-client keepalive moves it forward); on SUSPENDED it stops moving, on LOST the lease is lost,
+ * and after RECONNECTED it moves again only once the node was verified to still exist and be owned
+ * by the current session.
  */
 public final class ZkDriver implements LockDriver {
     static final String BACKEND = "zookeeper";
@@ -78,11 +78,12 @@ public final class ZkDriver implements LockDriver {
     final Set<ZkContender> waiting = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<CuratorEvent>> pending = ConcurrentHashMap.newKeySet();
     private final AtomicLong epoch = new AtomicLong();
-    /** Ticker reading at which the last request that got an answer was sent (this session). */
-    private final LongAccumulator lastAnsweredSentAt = new LongAccumulator(Math::max, Long.MIN_VALUE);
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
-    private ScheduledThreadPoolExecutor leaseEnd;
+    private ScheduledThreadPoolExecutor keepalive;
+    private java.util.concurrent.ScheduledFuture<?> keepaliveTask;
+    private final java.util.concurrent.atomic.AtomicBoolean keepaliveIdle =
+            new java.util.concurrent.atomic.AtomicBoolean(true);
     private volatile long negotiatedTimeoutNanos;
     private volatile boolean closed;
     private volatile boolean crashOnClose;
@@ -185,8 +186,27 @@ public final class ZkDriver implements LockDriver {
         }
     }
 
+    /** The server answered a request sent at {@code sentAt} on the current session. */
     void noteAnswered(long sentAt) {
-        lastAnsweredSentAt.accumulate(sentAt);
+        long session = currentSessionId();
+        long deadline = sessionDeadline(sentAt);
+        for (ZkHeld h : held) {
+            if (h.sessionId == session) {
+                h.heard(deadline);
+            }
+        }
+    }
+
+    /**
+     * The deadline a request sent at {@code sentAt} and answered on our session gives every lease of
+     * that session: the server heard from us no earlier than {@code sentAt}, so it cannot expire the
+     * session before {@code sentAt + T}; a margin for clock drift ({@code T * clockDriftFactor +
+     * minimumSafetyMargin}) is taken off.
+     */
+    long sessionDeadline(long sentAt) {
+        long t = negotiatedTimeoutNanos;
+        long margin = (long) (t * clockDriftFactor) + minimumMarginNanos;
+        return Deadlines.after(sentAt, t - margin);
     }
 
     /** On the next {@link #close()}, drop the connection without closing the session (a crash). */
@@ -230,9 +250,9 @@ public final class ZkDriver implements LockDriver {
                 break;
             case SUSPENDED:
             case READ_ONLY:
-                long deadline = suspendedDeadline(ticker.read());
+                // validity stops moving forward: it ends at the deadline of the last answered request
                 for (ZkHeld h : held) {
-                    h.suspend(deadline);
+                    h.suspended();
                 }
                 break;
             case LOST:
@@ -242,26 +262,11 @@ public final class ZkDriver implements LockDriver {
                     // server-side session may still hold the node for a while
                     deleteInBackground(h.path);
                 }
-                lastAnsweredSentAt.reset();
                 wakeAll();
                 break;
             default:
                 break;
         }
-    }
-
-    /**
-     * The ticker reading after which a client suspended at {@code now} must stop trusting its
-     * session. The ZooKeeper client reports a disconnection at the latest {@code 2/3} of the
-     * session timeout after it last heard from the server, so the server last heard from us no
-     * earlier than {@code max(now - 2/3 T, sendTime of our last answered request)}; it expires the
-     * session no earlier than {@code T} after that. A margin for clock drift is subtracted.
-     */
-    long suspendedDeadline(long now) {
-        long t = negotiatedTimeoutNanos;
-        long lastHeard = Math.max(now - (t * 2 / 3), lastAnsweredSentAt.get());
-        long margin = (long) (t * clockDriftFactor) + minimumMarginNanos;
-        return lastHeard + t - margin;
     }
 
     private void verifyAfterReconnect(ZkHeld h, long epochAtReconnect) {
@@ -275,9 +280,8 @@ public final class ZkDriver implements LockDriver {
                             if (ev.getStat().getEphemeralOwner() == session
                                     && ev.getStat().getCzxid() == h.czxid
                                     && session == h.sessionId) {
-                                noteAnswered(sentAt);
                                 if (epoch.get() == epochAtReconnect) {
-                                    h.restore();
+                                    h.verified(sessionDeadline(sentAt));
                                 }
                             } else {
                                 h.lose("lock node is owned by another session after reconnecting", null);
@@ -305,24 +309,68 @@ public final class ZkDriver implements LockDriver {
      * distlock-zookeeper-lease-end-N} started on first use and stopped on {@link #close()}.
      */
     void scheduleLeaseEnd(ZkHeld h, long endNanos) {
-        ScheduledThreadPoolExecutor e;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            if (leaseEnd == null) {
-                String name = "distlock-zookeeper-lease-end-" + SEQUENCE.incrementAndGet();
-                leaseEnd = new ScheduledThreadPoolExecutor(1, r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    return t;
-                });
-                leaseEnd.setRemoveOnCancelPolicy(true);
-            }
-            e = leaseEnd;
+        ScheduledThreadPoolExecutor e = keepaliveExecutor();
+        if (e == null) {
+            return;
         }
         long delay = Deadlines.remaining(ticker, endNanos);
         h.expireAt(e.schedule(h::leaseTimeReached, delay, TimeUnit.NANOSECONDS));
+    }
+
+    /**
+     * Starts (once) the keepalive: while this client holds locks, every quarter of the session
+     * timeout it sends one {@code exists} and, when the server answers, moves the validity of all
+     * its leases to {@link #sessionDeadline(long) sendTime + T - margin}. One request per client,
+     * not per lock.
+     */
+    void ensureKeepalive() {
+        synchronized (this) {
+            if (keepaliveTask != null || closed) {
+                return;
+            }
+            ScheduledThreadPoolExecutor e = keepaliveExecutor();
+            long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos / 4);
+            keepaliveTask = e.scheduleWithFixedDelay(this::keepalive, period, period, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private synchronized ScheduledThreadPoolExecutor keepaliveExecutor() {
+        if (closed) {
+            return null;
+        }
+        if (keepalive == null) {
+            String name = "distlock-zookeeper-keepalive-" + SEQUENCE.incrementAndGet();
+            keepalive = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            });
+            keepalive.setRemoveOnCancelPolicy(true);
+        }
+        return keepalive;
+    }
+
+    private void keepalive() {
+        if (held.isEmpty() || closed || !keepaliveIdle.compareAndSet(true, false)) {
+            return;
+        }
+        long sentAt = ticker.read();
+        long session = currentSessionId();
+        try {
+            client.checkExists()
+                    .inBackground((BackgroundCallback) (c, ev) -> {
+                        keepaliveIdle.set(true);
+                        KeeperException.Code rc = code(ev);
+                        if ((rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE)
+                                && session == currentSessionId()) {
+                            noteAnswered(sentAt);
+                        }
+                    })
+                    .forPath("/");
+        } catch (Exception e) {
+            keepaliveIdle.set(true);
+            log.debug("distlock.zookeeper.keepalive_failed", e);
+        }
     }
 
     // ---------------------------------------------------------------- async helpers
@@ -358,6 +406,10 @@ public final class ZkDriver implements LockDriver {
                             BACKEND,
                             e);
                 } catch (ExecutionException e) {
+                    if (closed) {
+                        throw new IllegalStateException(
+                                "provider is closed (lock '" + lockName + "', backend " + BACKEND + ")", e.getCause());
+                    }
                     throw new BackendUnavailableException(what + " failed", lockName, BACKEND, e.getCause());
                 }
             }
@@ -420,8 +472,8 @@ public final class ZkDriver implements LockDriver {
     public void close() {
         synchronized (this) {
             closed = true;
-            if (leaseEnd != null) {
-                leaseEnd.shutdownNow();
+            if (keepalive != null) {
+                keepalive.shutdownNow();
             }
         }
         client.getConnectionStateListenable().removeListener(listener);

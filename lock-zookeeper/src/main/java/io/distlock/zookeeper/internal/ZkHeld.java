@@ -1,34 +1,48 @@
 package io.distlock.zookeeper.internal;
 
 import io.distlock.spi.AcquireContext;
-import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import java.util.OptionalLong;
 import java.util.concurrent.ScheduledFuture;
 
-/** A held lock: our queue node, lowest in its parent, owned by session {@link #sessionId}. */
+/**
+ * A held lock: our queue node, lowest in its parent, owned by session {@link #sessionId}.
+ *
+ * <p>Validity follows the session: it is {@code sendTime + negotiatedSessionTimeout - margin} of
+ * the last request the server answered on this session (the server heard from us no earlier than
+ * that send time, so it cannot expire the session before this deadline). The driver's keepalive
+ * moves it forward; a suspended connection stops it from moving; after a reconnect it moves again
+ * only once the node was verified to be still ours. Without auto-renewal it is fixed at {@code
+ * acquisition + leaseTime - margin}.
+ */
 final class ZkHeld implements HeldLock {
     private final ZkDriver driver;
     final AcquireContext ctx;
     final String path;
     final long czxid;
     final long sessionId;
+    private final boolean renewing;
     private final Object state = new Object();
-    /** While connected: {@link Deadlines#NEVER}, or the lease-time deadline without auto-renewal. */
-    private final long connectedValidUntil;
-
     private long validUntil;
+    private boolean verified = true;
     private boolean lost;
     private volatile ScheduledFuture<?> expiry;
 
-    ZkHeld(ZkDriver driver, AcquireContext ctx, String path, long czxid, long sessionId, long validUntil) {
+    ZkHeld(
+            ZkDriver driver,
+            AcquireContext ctx,
+            String path,
+            long czxid,
+            long sessionId,
+            long validUntil,
+            boolean renewing) {
         this.driver = driver;
         this.ctx = ctx;
         this.path = path;
         this.czxid = czxid;
         this.sessionId = sessionId;
-        this.connectedValidUntil = validUntil;
         this.validUntil = validUntil;
+        this.renewing = renewing;
     }
 
     void expireAt(ScheduledFuture<?> task) {
@@ -53,24 +67,29 @@ final class ZkHeld implements HeldLock {
         }
     }
 
-    /** The session is suspended: stop trusting it at {@code deadline} (never moves later). */
-    void suspend(long deadline) {
+    /** The server answered, on our session, a request sent when the deadline was {@code deadline}. */
+    void heard(long deadline) {
         synchronized (state) {
-            if (lost || (validUntil != Deadlines.NEVER && validUntil - deadline <= 0)) {
+            if (lost || !renewing || !verified || deadline - validUntil <= 0) {
                 return;
             }
             validUntil = deadline;
         }
-        ctx.validityChanged();
+    }
+
+    /** The connection was suspended: no extension until {@link #verified(long)}. */
+    void suspended() {
+        synchronized (state) {
+            verified = false;
+        }
     }
 
     /** Reconnected within the session and the node was verified to be still ours. */
-    void restore() {
+    void verified(long deadline) {
         synchronized (state) {
-            if (!lost) {
-                validUntil = connectedValidUntil;
-            }
+            verified = true;
         }
+        heard(deadline);
     }
 
     void lose(String reason, Throwable cause) {
@@ -81,12 +100,17 @@ final class ZkHeld implements HeldLock {
             lost = true;
             validUntil = ctx.ticker().read();
         }
+        cancelExpiry();
+        driver.held.remove(this);
+        ctx.reportLost(reason, cause);
+        ctx.validityChanged();
+    }
+
+    private void cancelExpiry() {
         ScheduledFuture<?> task = expiry;
         if (task != null) {
             task.cancel(false);
         }
-        driver.held.remove(this);
-        ctx.reportLost(reason, cause);
     }
 
     @Override
@@ -94,10 +118,7 @@ final class ZkHeld implements HeldLock {
         synchronized (state) {
             lost = true;
         }
-        ScheduledFuture<?> task = expiry;
-        if (task != null) {
-            task.cancel(false);
-        }
+        cancelExpiry();
         driver.held.remove(this);
         // The path carries a unique protection prefix and a sequence number: nobody else ever
         // creates it, so deleting it by path is owner-only. A failed delete throws (outcome
