@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Timeout;
 /** A real 3-server ensemble in this JVM (curator-test), every port on 127.0.0.1. */
 @Timeout(120)
 class ZooKeeperEnsembleIT {
+    /** 5 s sessions: the largest these servers grant (20 ticks of 250 ms). */
     private static final LockOptions OPTIONS =
-            LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build();
+            LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build();
+
     private static TestingCluster cluster;
     private static ZooKeeperFixture fixture;
 
@@ -157,7 +159,7 @@ class ZooKeeperEnsembleIT {
                                 .anyMatch(s -> mode(s).equals("leader")));
                 // the holder's session survives: after reconnecting its lease is valid without gaps
                 await().atMost(Duration.ofSeconds(20))
-                        .until(() -> held.remainingValidity().compareTo(Duration.ofSeconds(5)) > 0);
+                        .until(() -> held.remainingValidity().compareTo(Duration.ofSeconds(3)) > 0);
                 assertThat(held.isValid()).isTrue();
                 assertThat(waiters).noneMatch(CompletableFuture::isDone);
                 long token = held.fencingToken().getAsLong();

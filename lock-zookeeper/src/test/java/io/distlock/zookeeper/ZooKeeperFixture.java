@@ -71,7 +71,13 @@ final class ZooKeeperFixture implements TckFixture {
                 e.connectString(),
                 e,
                 () -> e.members().forEach(TestServer::kill),
-                () -> e.members().forEach(m -> m.restart(true)),
+                () -> {
+                    // in parallel: a member only answers once a quorum is back
+                    List<java.util.concurrent.CompletableFuture<Void>> restarts = e.members().stream()
+                            .map(m -> java.util.concurrent.CompletableFuture.runAsync(() -> m.restart(true)))
+                            .toList();
+                    restarts.forEach(java.util.concurrent.CompletableFuture::join);
+                },
                 () -> aliveConnections(e.members()));
     }
 

@@ -76,6 +76,7 @@ final class ZkContender implements Contender {
             driver.noteAnswered(sentAt);
             List<String> sorted = new ArrayList<>(children);
             sorted.sort(BY_SEQUENCE);
+            dropDuplicates(sorted);
             int index = sorted.indexOf(ourName);
             if (index < 0) {
                 // our node vanished (session expired under us): queue again
@@ -109,6 +110,39 @@ final class ZkContender implements Contender {
         }
         throw new io.distlock.BackendUnavailableException(
                 "queue node kept disappearing (session unstable)", ctx.lockName(), ZkDriver.BACKEND, null);
+    }
+
+    /**
+     * A create retried after a lost reply can leave two nodes with our protection prefix. Keep the
+     * lowest (our real place in the queue), delete the others, so we never wait behind ourselves.
+     */
+    private void dropDuplicates(List<String> sorted) {
+        if (ourName == null || !ourName.startsWith("_c_") || ourName.length() < 40) {
+            return;
+        }
+        String prefix = ourName.substring(0, 40);
+        String first = null;
+        for (java.util.Iterator<String> it = sorted.iterator(); it.hasNext(); ) {
+            String child = it.next();
+            if (!child.startsWith(prefix)) {
+                continue;
+            }
+            if (first == null) {
+                first = child;
+            } else {
+                driver.deleteInBackground(path(child));
+                it.remove();
+            }
+        }
+        if (first != null && !first.equals(ourName)) {
+            Stat s = exists(path(first));
+            if (s != null) {
+                driver.duplicates.incrementAndGet();
+                ourName = first;
+                czxid = s.getCzxid();
+                sessionId = s.getEphemeralOwner();
+            }
+        }
     }
 
     /**

@@ -91,6 +91,7 @@ public final class ZkDriver implements LockDriver {
     final AtomicLong watchNotifications = new AtomicLong();
     final AtomicLong childrenRereads = new AtomicLong();
     final AtomicLong statRereads = new AtomicLong();
+    final AtomicLong duplicates = new AtomicLong();
 
     /**
      * @param client a started client
@@ -256,7 +257,13 @@ public final class ZkDriver implements LockDriver {
                 }
                 break;
             case LOST:
+                // Curator may deliver LOST after a new session is up and a lock was taken on it:
+                // only leases of the dead session are lost
+                long current = client.getZookeeperClient().isConnected() ? currentSessionId() : 0;
                 for (ZkHeld h : held) {
+                    if (h.sessionId == current) {
+                        continue;
+                    }
                     h.lose("ZooKeeper session lost (expired or not re-established within the session timeout)", null);
                     // normally gone with the session; if Curator only gave up on it locally, the
                     // server-side session may still hold the node for a while
