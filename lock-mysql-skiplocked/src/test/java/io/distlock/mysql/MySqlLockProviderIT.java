@@ -471,6 +471,104 @@ class MySqlLockProviderIT {
         }
     }
 
+    @Test
+    void close_waiterBlockedOnRowLock_returnsPromptly(TestInfo info) throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client()) {
+            Lease la = a.lock(name).acquire();
+            MySqlLockProvider b = client();
+            CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.lock(name).tryAcquire(Duration.ofSeconds(30));
+                } catch (Exception e) {
+                    return e;
+                }
+            });
+            await().pollDelay(Duration.ofMillis(300)).until(() -> !waiter.isDone());
+            long closing = System.nanoTime();
+            b.close();
+            Object outcome = waiter.get(5, TimeUnit.SECONDS);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing))
+                    .isLessThan(3000);
+            assertThat(outcome).isNotInstanceOf(Optional.class);
+            assertThat(la.isValid()).isTrue();
+            la.release();
+        }
+    }
+
+    @Test
+    void dataSource_callersPool_locksWorkAndAutocommitIsRestored(TestInfo info) throws Exception {
+        String name = name(info);
+        com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
+        cfg.setJdbcUrl(fixture.db().jdbcUrl());
+        cfg.setUsername(TestMariaDb.USER);
+        cfg.setPassword(TestMariaDb.PASSWORD);
+        cfg.setMaximumPoolSize(4);
+        cfg.setPoolName("test-callers-pool");
+        try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(cfg);
+                MySqlLockProvider p = MySqlLockProvider.builder()
+                        .dataSource(ds)
+                        .options(MySqlLockOptions.builder()
+                                .createSchema(true)
+                                .leaseTime(LEASE)
+                                .build())
+                        .build();
+                MySqlLockProvider other = client()) {
+            Lease l = p.lock(name).tryAcquire().orElseThrow();
+            assertThat(p.connection(l).getAutoCommit()).isFalse();
+            assertThat(other.lock(name).tryAcquire()).isEmpty();
+            assertThat(l.release()).isTrue();
+            try (Connection c = ds.getConnection()) {
+                assertThat(c.getAutoCommit()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void mutualExclusion_threadsInSeveralClients_noLostUpdate(TestInfo info) throws Exception {
+        String name = name(info);
+        int clients = 3;
+        int threadsPerClient = 3;
+        int rounds = 15;
+        List<MySqlLockProvider> providers = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            providers.add(client());
+        }
+        AtomicInteger counter = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(clients * threadsPerClient);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (MySqlLockProvider p : providers) {
+                for (int t = 0; t < threadsPerClient; t++) {
+                    futures.add(pool.submit(() -> {
+                        for (int r = 0; r < rounds; r++) {
+                            try (Lease l = p.lock(name).acquire()) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                int v = counter.get();
+                                Thread.yield();
+                                counter.set(v + 1);
+                                inside.decrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+            providers.forEach(MySqlLockProvider::close);
+        }
+        assertThat(overlaps.get()).isZero();
+        assertThat(counter.get()).isEqualTo(clients * threadsPerClient * rounds);
+    }
+
     private static long questions(Connection root) throws SQLException {
         try (Statement s = root.createStatement();
                 ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {

@@ -69,10 +69,13 @@ public final class MySqlDriver implements LockDriver {
     private final String insertSql;
     private final String tokenSql;
     private final String setWaitTimeoutSql;
+    private final int heartbeatTimeoutMillis;
     private final ScheduledThreadPoolExecutor canceller;
     private final Map<String, Held> held = new ConcurrentHashMap<>();
     /** Connections we switched to autocommit off, to switch back before they return to the pool. */
     private final Set<Connection> switchedAutoCommit = ConcurrentHashMap.newKeySet();
+    /** Statements blocked in a row-lock wait, cancelled on close. */
+    private final Set<Statement> waiting = ConcurrentHashMap.newKeySet();
 
     private volatile boolean closed;
 
@@ -91,6 +94,9 @@ public final class MySqlDriver implements LockDriver {
         this.insertSql = "INSERT IGNORE INTO " + t + " (name) VALUES (?)";
         this.tokenSql = "REPLACE INTO " + options.tokenTable() + " (name) VALUES (?)";
         this.setWaitTimeoutSql = "SET SESSION wait_timeout = " + options.waitTimeoutSeconds();
+        this.heartbeatTimeoutMillis = (int) Math.max(
+                100,
+                Math.min(Integer.MAX_VALUE, options.lockOptions().leaseTime().toMillis()));
         String name = "distlock-mysql-canceller-" + SEQUENCE.incrementAndGet();
         this.canceller = new ScheduledThreadPoolExecutor(1, r -> {
             Thread th = new Thread(r, name);
@@ -199,6 +205,13 @@ public final class MySqlDriver implements LockDriver {
     @Override
     public void close() {
         closed = true;
+        for (Statement s : waiting) {
+            try {
+                s.cancel();
+            } catch (SQLException | RuntimeException e) {
+                log.debug("distlock.mysql.cancel_on_close_failed", e);
+            }
+        }
         canceller.shutdownNow();
         // Whatever is still held (abandoned provider): drop the connections without COMMIT, as a
         // killed process would; the server rolls back and frees the rows at once.
@@ -432,11 +445,13 @@ public final class MySqlDriver implements LockDriver {
                     TimeUnit.NANOSECONDS);
             boolean got = false;
             SQLException failure = null;
+            waiting.add(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 got = rs.next();
             } catch (SQLException e) {
                 failure = e;
             } finally {
+                waiting.remove(ps);
                 check.cancel(false);
                 synchronized (guard) {
                     executing[0] = false;
@@ -557,7 +572,12 @@ public final class MySqlDriver implements LockDriver {
             }
             long sentAt = ctx.ticker().read();
             try (Statement s = conn.createStatement()) {
+                // A blackholed connection must not hang the heartbeat (and the watchdog thread):
+                // bound the read by the lease; a timeout closes the connection for good.
+                int previous = conn.getNetworkTimeout();
+                conn.setNetworkTimeout(Runnable::run, heartbeatTimeoutMillis);
                 s.execute("DO 1");
+                conn.setNetworkTimeout(Runnable::run, previous);
                 validUntil = ctx.validUntil(sentAt);
                 return true;
             } catch (SQLException e) {
