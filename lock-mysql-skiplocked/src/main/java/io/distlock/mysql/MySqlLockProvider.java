@@ -171,8 +171,10 @@ public final class MySqlLockProvider implements LockProvider {
 
     /**
      * The connection whose open transaction holds {@code lease}'s lock (autocommit off). Statements
-     * run on it commit when the lease is released. Do not commit, roll back, close it or change its
-     * autocommit yourself: that would release the lock behind the lease's back.
+     * run on it commit when the lease is released while still valid; if the lease is lost first
+     * (validity passed, {@code maxHoldTime} reached, provider closed), the release rolls them back.
+     * Do not commit, roll back, close it or change its autocommit yourself: that would release the
+     * lock behind the lease's back.
      *
      * @throws IllegalArgumentException if {@code lease} was not acquired through this provider
      * @throws LeaseLostException if the lease is no longer valid
@@ -196,6 +198,10 @@ public final class MySqlLockProvider implements LockProvider {
         MySqlDriver.Held h = driver.held(lease.lockName())
                 .filter(x -> x.fencingToken().equals(lease.fencingToken()))
                 .orElseThrow(() -> new LeaseLostException("lock connection is gone", lease.lockName(), "mysql"));
+        // Work done on the connection must not commit once the lease is lost (validity passed,
+        // maxHoldTime reached, provider closed): the release then rolls back. lost() completes
+        // before the engine's own release runs, on the thread that marks the loss.
+        lease.lost().thenRun(h::rollbackOnRelease);
         return h;
     }
 

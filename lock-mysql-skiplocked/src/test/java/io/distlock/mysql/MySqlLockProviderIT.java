@@ -569,6 +569,36 @@ class MySqlLockProviderIT {
         assertThat(counter.get()).isEqualTo(clients * threadsPerClient * rounds);
     }
 
+    @Test
+    void connection_leaseLostByMaxHoldTime_workRolledBack(TestInfo info) throws Exception {
+        String name = name(info);
+        try (Connection c = fixture.db().userConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS account (id INT PRIMARY KEY, balance INT NOT NULL)");
+            s.execute("REPLACE INTO account VALUES (2, 100)");
+        }
+        try (MySqlLockProvider a = client(LockOptions.builder()
+                        .leaseTime(LEASE)
+                        .maxHoldTime(Duration.ofMillis(500))
+                        .build());
+                MySqlLockProvider b = client()) {
+            Lease l = a.lock(name).acquire();
+            try (Statement s = a.connection(l).createStatement()) {
+                s.executeUpdate("UPDATE account SET balance = 0 WHERE id = 2");
+            }
+            l.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            try (Connection c = fixture.db().userConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 2")) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(100);
+            }
+            assertThat(l.release()).isFalse();
+            lb.release();
+        }
+    }
+
     private static long questions(Connection root) throws SQLException {
         try (Statement s = root.createStatement();
                 ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
