@@ -300,11 +300,15 @@ public final class MySqlLockProvider implements LockProvider {
                 }
                 throw e;
             } finally {
-                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                    c.setTransactionIsolation(isolation);
-                }
-                if (autoCommit) {
-                    c.setAutoCommit(true);
+                try {
+                    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                        c.setTransactionIsolation(isolation);
+                    }
+                    if (autoCommit) {
+                        c.setAutoCommit(true);
+                    }
+                } catch (SQLException broken) {
+                    // the connection died with the work; the pool discards it on close
                 }
             }
         }

@@ -312,6 +312,20 @@ class MySqlLockProviderIT {
 
     @Test
     void claimRows_sixteenWorkers_allocateEveryStockRowExactlyOnce() throws Exception {
+        allocateStock(false);
+    }
+
+    @Test
+    void claimRows_workersKilledMidTransaction_everyRowStillAllocatedExactlyOnce() throws Exception {
+        allocateStock(true);
+    }
+
+    /**
+     * 16 workers allocate 10,000 stock rows in batches of 25. With {@code kill}, every 5th batch's
+     * connection is cut mid-transaction after its UPDATE (the socket closed without COMMIT, as for a
+     * killed worker process): the server rolls the batch back and its rows are claimed again.
+     */
+    private static void allocateStock(boolean kill) throws Exception {
         int rows = 10_000;
         try (Connection c = fixture.db().userConnection();
                 Statement s = c.createStatement()) {
@@ -330,31 +344,49 @@ class MySqlLockProviderIT {
             }
             c.commit();
         }
+        AtomicInteger killed = new AtomicInteger();
         try (MySqlLockProvider p = client()) {
             ExecutorService pool = Executors.newFixedThreadPool(16);
             AtomicInteger claimed = new AtomicInteger();
+            AtomicInteger batches = new AtomicInteger();
             List<Future<?>> futures = new ArrayList<>();
             for (int w = 0; w < 16; w++) {
                 int worker = w;
                 futures.add(pool.submit(() -> {
                     while (true) {
-                        int n = p.claimRows("stock", "id", Map.of("status", "FREE"), 25, (c, keys) -> {
-                            if (keys.isEmpty()) {
-                                return 0;
-                            }
-                            StringBuilder in = new StringBuilder();
-                            for (Object k : keys) {
-                                in.append(in.length() == 0 ? "" : ",").append('?');
-                            }
-                            try (PreparedStatement ps = c.prepareStatement("UPDATE stock SET status = 'ALLOCATED',"
-                                    + " worker = ?, allocations = allocations + 1 WHERE id IN (" + in + ")")) {
-                                ps.setInt(1, worker);
-                                for (int i = 0; i < keys.size(); i++) {
-                                    ps.setObject(i + 2, keys.get(i));
+                        int n;
+                        try {
+                            n = p.claimRows("stock", "id", Map.of("status", "FREE"), 25, (c, keys) -> {
+                                if (keys.isEmpty()) {
+                                    return 0;
                                 }
-                                return ps.executeUpdate();
+                                StringBuilder in = new StringBuilder();
+                                for (Object k : keys) {
+                                    in.append(in.length() == 0 ? "" : ",").append('?');
+                                }
+                                int updated;
+                                try (PreparedStatement ps = c.prepareStatement("UPDATE stock SET status = 'ALLOCATED',"
+                                        + " worker = ?, allocations = allocations + 1 WHERE id IN (" + in + ")")) {
+                                    ps.setInt(1, worker);
+                                    for (int i = 0; i < keys.size(); i++) {
+                                        ps.setObject(i + 2, keys.get(i));
+                                    }
+                                    updated = ps.executeUpdate();
+                                }
+                                if (kill && batches.incrementAndGet() % 5 == 0) {
+                                    killed.incrementAndGet();
+                                    c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class)
+                                            .abortInternal();
+                                    throw new SQLException("worker killed mid-transaction");
+                                }
+                                return updated;
+                            });
+                        } catch (SQLException e) {
+                            if (kill) {
+                                continue;
                             }
-                        });
+                            throw e;
+                        }
                         if (n == 0) {
                             return null;
                         }
@@ -363,10 +395,13 @@ class MySqlLockProviderIT {
                 }));
             }
             for (Future<?> f : futures) {
-                f.get(120, TimeUnit.SECONDS);
+                f.get(180, TimeUnit.SECONDS);
             }
             pool.shutdown();
             assertThat(claimed.get()).isEqualTo(rows);
+        }
+        if (kill) {
+            assertThat(killed.get()).isGreaterThan(10);
         }
         try (Connection c = fixture.db().userConnection();
                 Statement s = c.createStatement();
