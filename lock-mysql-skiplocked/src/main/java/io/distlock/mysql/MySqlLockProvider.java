@@ -323,10 +323,22 @@ public final class MySqlLockProvider implements LockProvider {
         engine.abandon();
     }
 
+    /**
+     * Simulates a frozen client (a paused process, a partitioned host): stops heartbeating and leaves
+     * its lock connections open and silent, so the server drops them only at {@code wait_timeout},
+     * about one lease after the last heartbeat. Held leases are reported lost. {@link #close()}
+     * closes the connections afterwards. For tests and fault injection.
+     */
+    public void simulateFreeze() {
+        driver.freeze();
+        engine.abandon();
+    }
+
     /** Releases held leases (COMMIT), stops the provider's threads and closes its own pool. */
     @Override
     public void close() {
         engine.close();
+        driver.releaseResources();
     }
 
     @Override

@@ -1,33 +1,33 @@
 package io.distlock.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.fencing.JdbcFencingGuard;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
+import io.distlock.tck.faults.ChildJvmLockClient;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.MariaDbServer;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Holders in child JVMs, killed with SIGKILL or paused with SIGSTOP. */
+/** Holders in child JVMs: killed -9, paused (SIGSTOP), blackholed by the proxy, their connection killed. */
 class ChildJvmFaultIT {
-    private static MySqlTckFixture fixture;
     private static final JdbcFencingGuard GUARD = JdbcFencingGuard.create();
+    private static MySqlTckFixture fixture;
 
     @BeforeAll
     static void startServer() throws Exception {
-        fixture = new MySqlTckFixture();
-        try (Connection c = fixture.db().userConnection()) {
+        fixture = new MySqlTckFixture(false);
+        try (Connection c = fixture.db().connect()) {
             GUARD.createTableIfMissing(c);
         }
     }
@@ -39,90 +39,46 @@ class ChildJvmFaultIT {
         }
     }
 
-    /** A child JVM running {@link HolderMain}. */
-    private static final class Child implements AutoCloseable {
-        final Process process;
-        final PrintWriter stdin;
-        final BlockingQueue<String> lines = new ArrayBlockingQueue<>(100);
+    private static MariaDbServer db() {
+        return fixture.db();
+    }
 
-        Child(String lockName, Duration lease) throws IOException {
-            String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder pb = new ProcessBuilder(
-                            java,
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            HolderMain.class.getName(),
-                            fixture.db().jdbcUrl(),
-                            TestMariaDb.USER,
-                            lockName,
-                            String.valueOf(lease.toMillis()))
-                    .redirectError(ProcessBuilder.Redirect.DISCARD);
-            pb.environment().put("DISTLOCK_TEST_PASSWORD", TestMariaDb.PASSWORD);
-            process = pb.start();
-            stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread reader = new Thread(
-                    () -> {
-                        try (BufferedReader r = new BufferedReader(
-                                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                            String line;
-                            while ((line = r.readLine()) != null) {
-                                lines.offer(line);
-                            }
-                        } catch (IOException ignored) {
-                            // child ended
-                        }
-                    },
-                    "test-child-reader");
-            reader.setDaemon(true);
-            reader.start();
-        }
+    private static String uri(String address, Duration lease) {
+        return "mysql://" + db().user() + ":" + db().password() + "@" + address + "/" + db().database() + "?leaseTime="
+                + lease.toMillis() + "ms&createSchema=true&poolSize=3&sslMode=DISABLED";
+    }
 
-        String next(String prefix) throws InterruptedException {
-            while (true) {
-                String line = lines.poll(60, TimeUnit.SECONDS);
-                assertThat(line).as("child output starting with " + prefix).isNotNull();
-                if (line.startsWith(prefix)) {
-                    return line;
-                }
-            }
-        }
-
-        long awaitHeldToken() throws InterruptedException {
-            return Long.parseLong(next("HELD ").split(" ")[1]);
-        }
-
-        String ask(String command, String prefix) throws InterruptedException {
-            stdin.println(command);
-            return next(prefix);
-        }
-
-        void signal(String sig) throws IOException, InterruptedException {
-            new ProcessBuilder("kill", "-" + sig, String.valueOf(process.pid()))
-                    .start()
-                    .waitFor(10, TimeUnit.SECONDS);
-        }
-
-        @Override
-        public void close() throws Exception {
-            process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
-        }
+    private static ChildJvmLockClient child(Duration lease) {
+        return ChildJvmLockClient.start(uri(db().host() + ":" + db().port(), lease));
     }
 
     private static MySqlLockProvider client(Duration lease) {
         return fixture.newMySqlClient(LockOptions.builder().leaseTime(lease).build());
     }
 
+    private static void guardedWrite(String resource, long token) throws SQLException {
+        try (Connection c = db().connect()) {
+            c.setAutoCommit(false);
+            GUARD.check(c, resource, token);
+            c.commit();
+        }
+    }
+
+    private static boolean write(ChildJvmLockClient child, String resource) {
+        return child.write(db().jdbcUrl(), db().user(), db().password(), resource)
+                .accepted();
+    }
+
     @Test
     void holderKilled9_lockFreeAsSoonAsServerSeesDisconnect() throws Exception {
         String name = "child-kill9";
         Duration lease = Duration.ofSeconds(20);
-        try (Child child = new Child(name, lease);
+        try (ChildJvmLockClient child = child(lease);
                 MySqlLockProvider other = client(lease)) {
-            long childToken = child.awaitHeldToken();
+            long childToken = child.acquire(name, Duration.ZERO).token().getAsLong();
             assertThat(other.lock(name).tryAcquire()).isEmpty();
             long killed = System.nanoTime();
-            child.process.destroyForcibly(); // SIGKILL
+            child.kill();
             Lease l = other.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
             long freedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
             assertThat(freedMillis).as("long before the 20 s lease").isLessThan(3000);
@@ -135,11 +91,11 @@ class ChildJvmFaultIT {
     void holderPaused_serverDropsItNextHolderFencesItAndResumedLeaseIsLost() throws Exception {
         String name = "child-sigstop";
         Duration lease = Duration.ofSeconds(2);
-        try (Child child = new Child(name, lease);
+        try (ChildJvmLockClient child = child(lease);
                 MySqlLockProvider other = client(lease)) {
-            long childToken = child.awaitHeldToken();
-            assertThat(child.ask("write", "WRITE")).isEqualTo("WRITE OK");
-            child.signal("STOP");
+            long childToken = child.acquire(name, Duration.ZERO).token().getAsLong();
+            assertThat(write(child, name)).isTrue();
+            child.pause();
             try {
                 long paused = System.nanoTime();
                 Lease l = other.lock(name).tryAcquire(Duration.ofSeconds(15)).orElseThrow();
@@ -149,19 +105,40 @@ class ChildJvmFaultIT {
                         .isBetween(500L, lease.toMillis() + 2000);
                 long token = l.fencingToken().getAsLong();
                 assertThat(token).isGreaterThan(childToken);
-                try (Connection c = fixture.db().userConnection()) {
-                    c.setAutoCommit(false);
-                    GUARD.check(c, name, token);
-                    c.commit();
-                }
-                child.signal("CONT");
-                assertThat(child.ask("write", "WRITE")).isEqualTo("WRITE STALE");
-                assertThat(child.ask("valid", "VALID")).isEqualTo("VALID false");
+                guardedWrite(name, token);
+                child.resume();
+                assertThat(write(child, name)).as("resumed holder's write").isFalse();
+                await().atMost(Duration.ofSeconds(5)).until(() -> !child.isValid());
                 assertThat(l.isValid()).isTrue();
                 l.release();
             } finally {
-                child.signal("CONT");
+                if (child.isAlive()) {
+                    child.resume();
+                }
             }
+        }
+    }
+
+    @Test
+    void holderBlackholedByProxy_serverDropsItAndItsLeaseIsLost() throws Exception {
+        String name = "child-blackhole";
+        Duration lease = Duration.ofSeconds(2);
+        try (TcpProxy proxy = TcpProxy.start(db().host(), db().port());
+                ChildJvmLockClient child = ChildJvmLockClient.start(uri(proxy.address(), lease));
+                MySqlLockProvider other = client(lease)) {
+            long childToken = child.acquire(name, Duration.ZERO).token().getAsLong();
+            proxy.blackhole(TcpProxy.Direction.BOTH);
+            long cut = System.nanoTime();
+            Lease l = other.lock(name).tryAcquire(Duration.ofSeconds(15)).orElseThrow();
+            long freedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
+            assertThat(freedMillis).isBetween(500L, lease.toMillis() + 2000);
+            assertThat(l.fencingToken().getAsLong()).isGreaterThan(childToken);
+            // the child's heartbeat times out after one lease: it reports the lease lost
+            await().atMost(Duration.ofSeconds(10)).until(() -> !child.isValid());
+            guardedWrite(name, l.fencingToken().getAsLong());
+            proxy.resume();
+            assertThat(write(child, name)).as("partitioned holder's write").isFalse();
+            l.release();
         }
     }
 
@@ -169,17 +146,25 @@ class ChildJvmFaultIT {
     void holderConnectionKilledByAdmin_childLeaseLostAndOtherAcquires() throws Exception {
         String name = "child-kill-connection";
         Duration lease = Duration.ofSeconds(2);
-        try (Child child = new Child(name, lease);
+        try (ChildJvmLockClient child = child(lease);
                 MySqlLockProvider other = client(lease)) {
-            String[] held = child.next("HELD ").split(" ");
-            long childToken = Long.parseLong(held[1]);
-            fixture.kill(Long.parseLong(held[2]));
+            long childToken = child.acquire(name, Duration.ZERO).token().getAsLong();
+            fixture.kill(lockHolderConnectionId());
             Lease l = other.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
             assertThat(l.fencingToken().getAsLong()).isGreaterThan(childToken);
-            org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(5))
-                    .until(() -> child.ask("valid", "VALID").equals("VALID false"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !child.isValid());
             l.release();
+        }
+    }
+
+    /** The connection whose transaction holds row locks (only the child holds any here). */
+    private static long lockHolderConnectionId() throws SQLException {
+        try (Connection c = db().connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_rows_locked > 0")) {
+            assertThat(rs.next()).as("a transaction holding a row lock").isTrue();
+            return rs.getLong(1);
         }
     }
 }

@@ -44,7 +44,7 @@ class MySqlBenchmarkIT {
 
     @BeforeAll
     static void startServer() {
-        fixture = new MySqlTckFixture();
+        fixture = new MySqlTckFixture(false);
     }
 
     @AfterAll
@@ -90,7 +90,7 @@ class MySqlBenchmarkIT {
     }
 
     private static String serverVersion() throws SQLException {
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT VERSION()")) {
             rs.next();
@@ -104,7 +104,7 @@ class MySqlBenchmarkIT {
     }
 
     private static long select1P50Micros() throws SQLException {
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
             long[] t = new long[500];
             for (int i = 0; i < t.length; i++) {
@@ -128,7 +128,7 @@ class MySqlBenchmarkIT {
     }
 
     private static long statementsPerCycle(MySqlLockProvider p) throws SQLException {
-        try (Connection root = fixture.db().rootConnection()) {
+        try (Connection root = fixture.db().connect()) {
             long q0 = questions(root);
             for (int i = 0; i < 50; i++) {
                 p.lock("bench").tryAcquire().orElseThrow().release();
@@ -186,7 +186,7 @@ class MySqlBenchmarkIT {
     }
 
     private static void resetStock(int rows) throws SQLException {
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS bench_stock");
             s.execute("CREATE TABLE bench_stock (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL,"
@@ -255,7 +255,7 @@ class MySqlBenchmarkIT {
                                     "bench_stock", "id", Map.of("status", "FREE"), BATCH, MySqlBenchmarkIT::allocate));
                             break;
                         case "wait":
-                            try (Connection c = fixture.db().userConnection()) {
+                            try (Connection c = fixture.db().connect()) {
                                 c.setAutoCommit(false);
                                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                                 while (System.nanoTime() - end < 0) {

@@ -41,7 +41,7 @@ class MySqlLockProviderIT {
 
     @BeforeAll
     static void startServer() {
-        fixture = new MySqlTckFixture();
+        fixture = new MySqlTckFixture(false);
     }
 
     @AfterAll
@@ -163,7 +163,7 @@ class MySqlLockProviderIT {
     void killConnection_holderLosesLeaseOtherAcquiresAndStaleWriteIsRejected(TestInfo info) throws Exception {
         String name = name(info);
         JdbcFencingGuard guard = JdbcFencingGuard.create();
-        try (Connection admin = fixture.db().userConnection()) {
+        try (Connection admin = fixture.db().connect()) {
             guard.createTableIfMissing(admin);
         }
         try (MySqlLockProvider a = client();
@@ -185,7 +185,7 @@ class MySqlLockProviderIT {
     }
 
     private static void guardedWrite(JdbcFencingGuard guard, String resource, long token) throws SQLException {
-        try (Connection c = fixture.db().userConnection()) {
+        try (Connection c = fixture.db().connect()) {
             c.setAutoCommit(false);
             try {
                 guard.check(c, resource, token);
@@ -277,7 +277,7 @@ class MySqlLockProviderIT {
     @Test
     void withLockedConnection_workCommitsWithReleaseOrRollsBackOnError(TestInfo info) throws Exception {
         String name = name(info);
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS account (id INT PRIMARY KEY, balance INT NOT NULL)");
             s.execute("REPLACE INTO account VALUES (1, 100)");
@@ -302,7 +302,7 @@ class MySqlLockProviderIT {
     }
 
     private static int balance() throws SQLException {
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 1")) {
             rs.next();
@@ -327,7 +327,7 @@ class MySqlLockProviderIT {
      */
     private static void allocateStock(boolean kill) throws Exception {
         int rows = 10_000;
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS stock");
             s.execute("CREATE TABLE stock (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL,"
@@ -403,7 +403,7 @@ class MySqlLockProviderIT {
         if (kill) {
             assertThat(killed.get()).isGreaterThan(10);
         }
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*), SUM(allocations = 1), SUM(status = 'ALLOCATED'),"
                         + " COUNT(DISTINCT worker) FROM stock")) {
@@ -432,7 +432,7 @@ class MySqlLockProviderIT {
         String secret = "Wr0ng-S3cret-xyz";
         MySqlLockProvider.Builder b = MySqlLockProvider.builder()
                 .jdbcUrl(fixture.db().jdbcUrl())
-                .user(TestMariaDb.USER)
+                .user(fixture.db().user())
                 .password(secret);
         assertThat(b.toString()).doesNotContain(secret);
         assertThatThrownBy(b::build).satisfies(e -> {
@@ -441,7 +441,7 @@ class MySqlLockProviderIT {
             }
         });
         try (MySqlLockProvider p = client()) {
-            assertThat(p.toString()).doesNotContain(TestMariaDb.PASSWORD).contains("distlock_locks");
+            assertThat(p.toString()).doesNotContain(fixture.db().password()).contains("distlock_locks");
         }
         assertThatThrownBy(() -> LockProviders.open("mysql://distlock:" + secret + "@127.0.0.1:"
                         + fixture.db().port() + "/distlock?bogus=1"))
@@ -454,8 +454,8 @@ class MySqlLockProviderIT {
     void build_missingTableWithoutCreateSchema_errorNamesTheTable() {
         assertThatThrownBy(() -> MySqlLockProvider.builder()
                         .jdbcUrl(fixture.db().jdbcUrl())
-                        .user(TestMariaDb.USER)
-                        .password(TestMariaDb.PASSWORD)
+                        .user(fixture.db().user())
+                        .password(fixture.db().password())
                         .options(MySqlLockOptions.builder()
                                 .table("no_such_locks")
                                 .build())
@@ -467,12 +467,12 @@ class MySqlLockProviderIT {
 
     @Test
     void open_mysqlUri_givesWorkingProvider(TestInfo info) {
-        String uri = "mysql://" + TestMariaDb.USER + ":" + TestMariaDb.PASSWORD + "@127.0.0.1:"
-                + fixture.db().port() + "/" + TestMariaDb.DATABASE
+        String uri = "mysql://" + fixture.db().user() + ":" + fixture.db().password() + "@127.0.0.1:"
+                + fixture.db().port() + "/" + fixture.db().database()
                 + "?leaseTime=2s&createSchema=true&poolSize=3&sslMode=DISABLED";
         try (LockProvider p = LockProviders.open(uri)) {
             assertThat(p).isInstanceOf(MySqlLockProvider.class);
-            assertThat(p.toString()).doesNotContain(TestMariaDb.PASSWORD);
+            assertThat(p.toString()).doesNotContain(fixture.db().password());
             Lease l = p.lock(name(info)).tryAcquire().orElseThrow();
             assertThat(l.release()).isTrue();
         }
@@ -492,7 +492,7 @@ class MySqlLockProviderIT {
     void acquireRelease_uncontended_statementsCountedByServer(TestInfo info) throws Exception {
         String name = name(info);
         try (MySqlLockProvider p = client();
-                Connection root = fixture.db().rootConnection()) {
+                Connection root = fixture.db().connect()) {
             p.lock(name).tryAcquire().orElseThrow().release(); // creates the row
             int cycles = 20;
             long q0 = questions(root);
@@ -536,8 +536,8 @@ class MySqlLockProviderIT {
         String name = name(info);
         com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
         cfg.setJdbcUrl(fixture.db().jdbcUrl());
-        cfg.setUsername(TestMariaDb.USER);
-        cfg.setPassword(TestMariaDb.PASSWORD);
+        cfg.setUsername(fixture.db().user());
+        cfg.setPassword(fixture.db().password());
         cfg.setMaximumPoolSize(4);
         cfg.setPoolName("test-callers-pool");
         try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(cfg);
@@ -607,7 +607,7 @@ class MySqlLockProviderIT {
     @Test
     void connection_leaseLostByMaxHoldTime_workRolledBack(TestInfo info) throws Exception {
         String name = name(info);
-        try (Connection c = fixture.db().userConnection();
+        try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS account (id INT PRIMARY KEY, balance INT NOT NULL)");
             s.execute("REPLACE INTO account VALUES (2, 100)");
@@ -623,7 +623,7 @@ class MySqlLockProviderIT {
             }
             l.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
             Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
-            try (Connection c = fixture.db().userConnection();
+            try (Connection c = fixture.db().connect();
                     Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT balance FROM account WHERE id = 2")) {
                 rs.next();
