@@ -42,8 +42,11 @@ import javax.sql.DataSource;
  *       lease after its last heartbeat; its lease is reported lost on the client by then (it is never
  *       reported valid past {@code lastHeartbeatSent + leaseTime - safetyMargin}).
  *   <li><b>Fencing tokens</b> come from an {@code AUTO_INCREMENT} column ({@code REPLACE} into the
- *       token table once the row lock is held): strictly increasing across holders of all locks of
- *       the table, including after a holder's rollback and a server restart.
+ *       token table, committed on its own once the row lock is held): strictly increasing across
+ *       holders of all locks of the table, including after a holder's rollback and a server restart
+ *       or crash (as durable as the server's {@code innodb_flush_log_at_trx_commit} makes commits).
+ *       Pool sizing: one connection per held lock, per waiter and per {@link #claimRows} call, plus
+ *       one for tokens.
  *   <li><b>Server restart or failover</b> drops every row lock at once; a holder learns it at its next
  *       heartbeat, so another client may acquire while the old holder still believes it holds the
  *       lock for up to one heartbeat interval ({@link Capabilities.Failover#MAY_GRANT_TWICE}). Guard

@@ -7,9 +7,10 @@ CREATE TABLE IF NOT EXISTS distlock_locks (
   name VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY
 ) ENGINE=InnoDB;
 
--- Fencing tokens: REPLACE INTO ... (name) by the holder allocates a new AUTO_INCREMENT value. InnoDB
--- never hands out an AUTO_INCREMENT value twice, even when the inserting transaction rolls back, and
--- persists the counter across restarts (MySQL 8.0+, MariaDB 10.2.4+).
+-- Fencing tokens: once the holder has the row lock, REPLACE INTO ... (name), committed on its own
+-- (autocommit) before the token is used, allocates a new AUTO_INCREMENT value. InnoDB persists the
+-- counter across restarts (MySQL 8.0+, MariaDB 10.2.4+); committed allocations survive a crash as far
+-- as innodb_flush_log_at_trx_commit makes commits durable.
 CREATE TABLE IF NOT EXISTS distlock_locks_token (
   name  VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
   token BIGINT NOT NULL AUTO_INCREMENT,
