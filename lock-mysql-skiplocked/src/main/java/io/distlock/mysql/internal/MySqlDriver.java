@@ -5,6 +5,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockNames;
+import io.distlock.LockOptions;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
@@ -97,9 +98,11 @@ public final class MySqlDriver implements LockDriver {
         this.insertSql = "INSERT IGNORE INTO " + t + " (name) VALUES (?)";
         this.tokenSql = "REPLACE INTO " + options.tokenTable() + " (name) VALUES (?)";
         this.setWaitTimeoutSql = "SET SESSION wait_timeout = " + options.waitTimeoutSeconds();
-        this.heartbeatTimeoutMillis = (int) Math.max(
-                100,
-                Math.min(Integer.MAX_VALUE, options.lockOptions().leaseTime().toMillis()));
+        // Bounded by the renewal interval: the engine's single watchdog thread runs every lease's
+        // heartbeat, so one hung connection must not hold up the others for longer than that.
+        LockOptions lo = options.lockOptions();
+        this.heartbeatTimeoutMillis = (int)
+                Math.max(100, Math.min(Integer.MAX_VALUE, (long) (lo.leaseTime().toMillis() * lo.renewalFraction())));
         String name = "distlock-mysql-canceller-" + SEQUENCE.incrementAndGet();
         this.canceller = new ScheduledThreadPoolExecutor(1, r -> {
             Thread th = new Thread(r, name);
@@ -645,7 +648,7 @@ public final class MySqlDriver implements LockDriver {
             long sentAt = ctx.ticker().read();
             try (Statement s = conn.createStatement()) {
                 // A blackholed connection must not hang the heartbeat (and the watchdog thread):
-                // bound the read by the lease; a timeout closes the connection for good.
+                // bound the read by the renewal interval; a timeout closes the connection for good.
                 int previous = conn.getNetworkTimeout();
                 conn.setNetworkTimeout(Runnable::run, heartbeatTimeoutMillis);
                 s.execute("DO 1");
