@@ -469,7 +469,7 @@ class MySqlLockProviderIT {
     void open_mysqlUri_givesWorkingProvider(TestInfo info) {
         String uri = "mysql://" + fixture.db().user() + ":" + fixture.db().password() + "@127.0.0.1:"
                 + fixture.db().port() + "/" + fixture.db().database()
-                + "?leaseTime=2s&createSchema=true&poolSize=3&sslMode=DISABLED";
+                + "?leaseTime=2s&createTable=true&poolSize=3";
         try (LockProvider p = LockProviders.open(uri)) {
             assertThat(p).isInstanceOf(MySqlLockProvider.class);
             assertThat(p.toString()).doesNotContain(fixture.db().password());

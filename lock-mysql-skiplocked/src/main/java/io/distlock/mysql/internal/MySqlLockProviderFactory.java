@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * Internal (registered through {@link java.util.ServiceLoader}): opens {@code
- * mysql://user[:password]@host[:3306]/db?table=…&leaseTime=…&createSchema=…&poolSize=…&connectionTimeout=…&sslMode=…}.
+ * mysql://user[:password]@host[:3306]/db?table=…&leaseTime=…&createSchema=…&poolSize=…&connectionTimeout=…&sslMode=…}
+ * ({@code createTable} is accepted for {@code createSchema}).
  */
 public final class MySqlLockProviderFactory implements LockProviderFactory {
 
@@ -48,7 +49,9 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
         MySqlLockOptions.Builder b = MySqlLockOptions.builder().lockOptions(lockOptions);
         try {
             b.table(params.string("table", MySqlLockOptions.DEFAULT_TABLE));
-            b.createSchema(params.bool("createSchema", false));
+            // createTable: accepted as another name for createSchema
+            boolean createTable = params.bool("createTable", false);
+            b.createSchema(params.bool("createSchema", createTable));
             b.poolSize(params.integer("poolSize", MySqlLockOptions.DEFAULT_POOL_SIZE));
             b.connectionTimeout(params.duration("connectionTimeout", MySqlLockOptions.DEFAULT_CONNECTION_TIMEOUT));
         } catch (IllegalArgumentException e) {
