@@ -36,13 +36,15 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * persisted), and is unique across all locks of the ensemble. A held lock stays held as long as the
  * ZooKeeper session lives; a quorum loss or leader election does not release it.
  *
- * <p><b>Limits.</b> A lease is only as valid as the session: when the connection is suspended the
- * lease's validity ends at {@code lastHeard + negotiatedSessionTimeout - margin} (before the server
- * can expire the session and grant the lock to someone else); if the session is lost, the lease is
- * lost and {@link Lease#lost()} completes. A reconnect within the session restores validity only
- * after the client verified that its node still exists and is owned by its session. A process that
- * stalls (GC pause, SIGSTOP) longer than that cannot notice in time — protect the resource with the
- * fencing token.
+ * <p><b>Limits.</b> A lease is only as valid as the session: its deadline is {@code sendTime +
+ * negotiatedSessionTimeout - margin} of the last request the server answered on the session (one
+ * keepalive request per client every quarter of the session timeout moves it forward). When the
+ * connection is suspended the deadline stops moving, so the client stops believing it holds the lock
+ * before the server can expire the session and grant it to someone else; if the session is lost, the
+ * lease is lost and {@link Lease#lost()} completes. A reconnect within the session extends validity
+ * again only after the client verified that its node still exists and is owned by its session. A
+ * process that stalls (GC pause, SIGSTOP) past its deadline cannot notice in time — protect the
+ * resource with the fencing token.
  *
  * <pre>{@code
  * try (ZooKeeperLockProvider locks = ZooKeeperLockProvider.builder()

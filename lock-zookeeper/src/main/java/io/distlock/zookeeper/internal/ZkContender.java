@@ -58,6 +58,9 @@ final class ZkContender implements Contender {
     public Optional<HeldLock> tryAcquire() {
         checkOpen();
         for (int attempt = 0; attempt < 3; attempt++) {
+            // a request queued while disconnected is sent only after the reconnect: wait for the
+            // connection first, so that the send time read below is close to the real one
+            driver.awaitConnected(ctx.lockName());
             long sentAt = ctx.ticker().read();
             List<String> children;
             if (ourName != null && sessionId != driver.currentSessionId()) {
@@ -97,6 +100,12 @@ final class ZkContender implements Contender {
                 driver.held.add(h);
                 if (renew) {
                     driver.ensureKeepalive();
+                    if (Deadlines.remaining(ctx.ticker(), h.validUntilNanos())
+                            < driver.sessionTimeout().toNanos() / 2) {
+                        // the replies came late (a reconnect, a slow server): one more round trip
+                        // so that the new lease starts with a useful validity
+                        driver.refresh(ctx.lockName());
+                    }
                 } else {
                     driver.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
                 }

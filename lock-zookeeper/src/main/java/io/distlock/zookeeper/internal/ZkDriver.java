@@ -69,6 +69,7 @@ public final class ZkDriver implements LockDriver {
     final Ticker ticker;
     private final long requestedSessionTimeoutNanos;
     final long operationTimeoutNanos;
+    private final long connectionTimeoutNanos;
     private final double clockDriftFactor;
     private final boolean autoRenew;
     private final long minimumMarginNanos;
@@ -82,8 +83,7 @@ public final class ZkDriver implements LockDriver {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private ScheduledThreadPoolExecutor keepalive;
     private java.util.concurrent.ScheduledFuture<?> keepaliveTask;
-    private final java.util.concurrent.atomic.AtomicBoolean keepaliveIdle =
-            new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final AtomicInteger keepaliveInFlight = new AtomicInteger();
     private volatile long negotiatedTimeoutNanos;
     private volatile boolean closed;
     private volatile boolean crashOnClose;
@@ -117,6 +117,7 @@ public final class ZkDriver implements LockDriver {
         this.requestedSessionTimeoutNanos = sessionTimeout.toNanos();
         this.negotiatedTimeoutNanos = requestedSessionTimeoutNanos;
         this.operationTimeoutNanos = 2 * connectionTimeout.toNanos() + sessionTimeout.toNanos();
+        this.connectionTimeoutNanos = connectionTimeout.toNanos();
         this.clockDriftFactor = lockOptions.clockDriftFactor();
         this.autoRenew = lockOptions.autoRenew();
         this.minimumMarginNanos = lockOptions.minimumSafetyMargin().toNanos();
@@ -325,7 +326,7 @@ public final class ZkDriver implements LockDriver {
     }
 
     /**
-     * Starts (once) the keepalive: while this client holds locks, every quarter of the session
+     * Starts (once) the keepalive: while this client holds locks, every fifth of the session
      * timeout it sends one {@code exists} and, when the server answers, moves the validity of all
      * its leases to {@link #sessionDeadline(long) sendTime + T - margin}. One request per client,
      * not per lock.
@@ -336,7 +337,7 @@ public final class ZkDriver implements LockDriver {
                 return;
             }
             ScheduledThreadPoolExecutor e = keepaliveExecutor();
-            long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos / 4);
+            long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos / 5);
             keepaliveTask = e.scheduleWithFixedDelay(this::keepalive, period, period, TimeUnit.NANOSECONDS);
         }
     }
@@ -358,15 +359,16 @@ public final class ZkDriver implements LockDriver {
     }
 
     private void keepalive() {
-        if (held.isEmpty() || closed || !keepaliveIdle.compareAndSet(true, false)) {
+        if (held.isEmpty() || closed || keepaliveInFlight.get() >= 3) {
             return;
         }
+        keepaliveInFlight.incrementAndGet();
         long sentAt = ticker.read();
         long session = currentSessionId();
         try {
             client.checkExists()
                     .inBackground((BackgroundCallback) (c, ev) -> {
-                        keepaliveIdle.set(true);
+                        keepaliveInFlight.decrementAndGet();
                         KeeperException.Code rc = code(ev);
                         if ((rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE)
                                 && session == currentSessionId()) {
@@ -375,8 +377,52 @@ public final class ZkDriver implements LockDriver {
                     })
                     .forPath("/");
         } catch (Exception e) {
-            keepaliveIdle.set(true);
+            keepaliveInFlight.decrementAndGet();
             log.debug("distlock.zookeeper.keepalive_failed", e);
+        }
+    }
+
+    /** Blocks (bounded by the connection timeout) until the client is connected. */
+    void awaitConnected(String lockName) {
+        if (client.getZookeeperClient().isConnected()) {
+            return;
+        }
+        boolean interrupted = false;
+        try {
+            long end = System.nanoTime() + connectionTimeoutNanos;
+            while (!closed && !client.getZookeeperClient().isConnected()) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return; // the request below fails with a connection loss, reported as such
+                }
+                try {
+                    client.blockUntilConnected(
+                            (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** One {@code exists} round trip whose answer extends the leases of the current session. */
+    void refresh(String lockName) {
+        long sentAt = ticker.read();
+        CompletableFuture<CuratorEvent> f = newPending();
+        try {
+            client.checkExists()
+                    .inBackground((BackgroundCallback) (c, ev) -> f.complete(ev))
+                    .forPath("/");
+        } catch (Exception e) {
+            f.completeExceptionally(e);
+        }
+        KeeperException.Code rc = code(await(f, "exists /", lockName));
+        if (rc == KeeperException.Code.OK || rc == KeeperException.Code.NONODE) {
+            noteAnswered(sentAt);
         }
     }
 
