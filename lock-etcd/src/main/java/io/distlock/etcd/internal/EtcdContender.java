@@ -1,0 +1,400 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One acquisition attempt: owns one key under the lock's prefix, attached to the session lease,
+ * and keeps it (its create revision is its place in the queue) until it holds the lock or gives
+ * up. Internal.
+ */
+final class EtcdContender implements Contender, Session.Listener {
+    private static final ByteSequence EMPTY = ByteSequence.EMPTY;
+    private static final GetOption OWNER = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .withKeysOnly(true)
+            .build();
+    private static final GetOption NEWEST_TWO = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withLimit(2)
+            .withKeysOnly(true)
+            .build();
+    private static final int MAX_TRIES_PER_CALL = 5;
+
+    private final EtcdDriver driver;
+    private final AcquireContext ctx;
+    private final String lockName;
+    private final ByteSequence lockPrefix;
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition changed = mutex.newCondition();
+    private long changes;
+
+    private Session session;
+    private ByteSequence ourKey;
+    private long ourRevision;
+    private ByteSequence predecessor;
+    private long seenAtRevision;
+    private volatile Watch.Watcher ownWatch;
+    private volatile boolean ownKeyDeleted;
+    private volatile String sessionDeath;
+    private volatile Held held;
+
+    EtcdContender(EtcdDriver driver, AcquireContext ctx) {
+        this.driver = driver;
+        this.ctx = ctx;
+        this.lockName = ctx.lockName();
+        this.lockPrefix = EtcdDriver.bytes(driver.lockPrefix(lockName));
+    }
+
+    @Override
+    public Optional<HeldLock> tryAcquire() {
+        for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
+            Session s = driver.session(lockName);
+            if (session != s) {
+                if (session != null) {
+                    // the old session died while we waited: our old key went (or goes) with it
+                    dropKey();
+                }
+                session = s;
+                ownKeyDeleted = false;
+                sessionDeath = null;
+                ourKey = EtcdDriver.bytes(driver.newKey(lockName, s));
+                ourRevision = 0;
+                driver.register(this);
+                s.listen(this);
+            }
+            TxnResponse r;
+            try {
+                r = Rpc.await(transaction(s), driver.requestTimeoutNanos(), "acquire transaction", lockName);
+            } catch (Rpc.LeaseGoneException e) {
+                driver.kill(s, "session lease not found on the server", false);
+                continue;
+            }
+            long header = r.getHeader().getRevision();
+            List<GetResponse> gets = r.getGetResponses();
+            boolean created = r.isSucceeded();
+            if (created) {
+                ourRevision = header;
+                ownKeyDeleted = false;
+                watchOwnKey(header + 1);
+            } else {
+                List<KeyValue> mine = gets.get(0).getKvs();
+                ourRevision = mine.get(0).getCreateRevision();
+                if (ownWatch == null) {
+                    watchOwnKey(header + 1);
+                }
+            }
+            GetResponse owner = created ? gets.get(0) : gets.get(1);
+            if (owner.getKvs().isEmpty()) {
+                continue; // cannot happen (our key is there); read again
+            }
+            if (owner.getKvs().get(0).getKey().equals(ourKey)) {
+                Held h = new Held(s, ourKey, ourRevision);
+                held = h;
+                if (!s.alive()) {
+                    ctx.reportLost("session lease lost: " + s.deathReason(), null);
+                }
+                return Optional.of(h);
+            }
+            if (created) {
+                List<KeyValue> newest = gets.get(1).getKvs();
+                if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
+                    predecessor = newest.get(1).getKey();
+                    seenAtRevision = header;
+                    return Optional.empty();
+                }
+            }
+            if (findPredecessor()) {
+                return Optional.empty();
+            }
+            // the predecessor went away between the two reads: look again at once
+        }
+        return Optional.empty();
+    }
+
+    private java.util.concurrent.CompletableFuture<TxnResponse> transaction(Session s) {
+        Cmp absent = new Cmp(ourKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
+        Op put =
+                Op.put(ourKey, EMPTY, PutOption.builder().withLeaseId(s.leaseId).build());
+        Op owner = Op.get(lockPrefix, OWNER);
+        return driver.kv()
+                .txn()
+                .If(absent)
+                .Then(put, owner, Op.get(lockPrefix, NEWEST_TWO))
+                .Else(Op.get(ourKey, GetOption.DEFAULT), owner)
+                .commit();
+    }
+
+    /** One range read: the key created last before ours. */
+    private boolean findPredecessor() {
+        GetOption before = GetOption.builder()
+                .isPrefix(true)
+                .withMaxCreateRevision(ourRevision - 1)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(1)
+                .withKeysOnly(true)
+                .build();
+        GetResponse r = Rpc.await(
+                driver.kv().get(lockPrefix, before), driver.requestTimeoutNanos(), "predecessor read", lockName);
+        if (r.getKvs().isEmpty()) {
+            return false;
+        }
+        predecessor = r.getKvs().get(0).getKey();
+        seenAtRevision = r.getHeader().getRevision();
+        return true;
+    }
+
+    /**
+     * Watches our own key for deletion, from the revision after the one at which we saw it: a
+     * delete by someone else (or by the lease's end) is a loss for a holder and a wake-up for a
+     * waiter.
+     */
+    private void watchOwnKey(long fromRevision) {
+        Watch.Watcher old = ownWatch;
+        if (old != null) {
+            old.close();
+        }
+        ByteSequence key = ourKey;
+        WatchOption opt =
+                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
+        ownWatch = driver.watch().watch(key, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                for (WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
+                        ownKeyGone(key);
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // compaction or a closed client; the keepalive still watches the session
+            }
+
+            @Override
+            public void onCompleted() {}
+        });
+    }
+
+    private void ownKeyGone(ByteSequence key) {
+        if (!key.equals(ourKey)) {
+            return;
+        }
+        Held h = held;
+        if (h != null) {
+            if (!h.released) {
+                ctx.reportLost(
+                        "our key was deleted on the server (lease revoked or expired, or deleted by another"
+                                + " client)",
+                        null);
+            }
+        } else {
+            ownKeyDeleted = true;
+            wake();
+        }
+    }
+
+    @Override
+    public void sessionDied(String reason) {
+        sessionDeath = reason;
+        Held h = held;
+        if (h != null && !h.released) {
+            ctx.reportLost("session lease lost: " + reason, null);
+        }
+        wake();
+    }
+
+    void wake() {
+        mutex.lock();
+        try {
+            changes++;
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    @Override
+    public void awaitChange(long deadlineNanos) throws InterruptedException {
+        Session s = session;
+        ByteSequence pred = predecessor;
+        if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
+            return;
+        }
+        long seen;
+        mutex.lock();
+        try {
+            seen = changes;
+        } finally {
+            mutex.unlock();
+        }
+        // Start right after the revision at which we saw the predecessor: a delete since then is
+        // delivered. When that revision is already history, etcd 3.4 serves the watch from its
+        // "unsynced" group, drained every 100 ms; so once the watch is set up we read the
+        // predecessor again and wake at once if it is already gone.
+        WatchOption opt = WatchOption.builder()
+                .withRevision(seenAtRevision + 1)
+                .withNoPut(true)
+                .withCreateNotify(true)
+                .build();
+        Watch.Watcher w = driver.watch().watch(pred, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                if (response.isCreatedNotify()) {
+                    recheck(pred);
+                }
+                for (WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
+                        wake();
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                wake(); // compacted or broken: the engine tries again, which reads afresh
+            }
+
+            @Override
+            public void onCompleted() {
+                wake();
+            }
+        });
+        try {
+            mutex.lockInterruptibly();
+            try {
+                while (changes == seen && !driver.closed() && s.alive() && !ownKeyDeleted) {
+                    // also stop at the session's validity deadline: a dead session cannot wait
+                    long until = s.validUntil();
+                    long limit = deadlineNanos - until < 0 ? deadlineNanos : until;
+                    long left = Deadlines.remaining(driver.ticker(), limit);
+                    if (left <= 0) {
+                        return;
+                    }
+                    changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(60)));
+                }
+            } finally {
+                mutex.unlock();
+            }
+        } finally {
+            w.close();
+        }
+    }
+
+    private void recheck(ByteSequence pred) {
+        driver.kv()
+                .get(pred, GetOption.builder().withCountOnly(true).build())
+                .orTimeout(driver.requestTimeoutNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((r, t) -> {
+                    if (t != null || r.getCount() == 0) {
+                        wake();
+                    }
+                });
+    }
+
+    @Override
+    public void abandon() {
+        dropKey();
+    }
+
+    /** Stops watching and deletes our key (bounded); the key may already be gone. */
+    private void dropKey() {
+        Session s = session;
+        if (s != null) {
+            s.unlisten(this);
+        }
+        driver.unregister(this);
+        Watch.Watcher w = ownWatch;
+        ownWatch = null;
+        if (w != null) {
+            w.close();
+        }
+        ByteSequence key = ourKey;
+        if (key == null) {
+            return;
+        }
+        ourKey = null;
+        if (driver.closed() && s != null && !s.alive()) {
+            return; // the provider revoked (or crashed with) the lease
+        }
+        try {
+            Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "delete of our key", lockName);
+        } catch (BackendUnavailableException e) {
+            if (s == null || s.alive()) {
+                throw e;
+            }
+            // the session is dead: the key goes with its lease
+        }
+    }
+
+    /** A held lock: our key is the oldest under the lock's prefix. */
+    private final class Held implements HeldLock {
+        private final Session session;
+        private final ByteSequence key;
+        private final long revision;
+        volatile boolean released;
+
+        Held(Session session, ByteSequence key, long revision) {
+            this.session = session;
+            this.key = key;
+            this.revision = revision;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return OptionalLong.of(revision);
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return session.validUntil();
+        }
+
+        @Override
+        public boolean release() {
+            released = true;
+            session.unlisten(EtcdContender.this);
+            driver.unregister(EtcdContender.this);
+            Watch.Watcher w = ownWatch;
+            ownWatch = null;
+            if (w != null) {
+                w.close();
+            }
+            if (driver.closed() && !session.alive()) {
+                return false;
+            }
+            long deleted = Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "release", lockName)
+                    .getDeleted();
+            return deleted > 0;
+        }
+    }
+}

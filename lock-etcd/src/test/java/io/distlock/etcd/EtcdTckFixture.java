@@ -1,0 +1,102 @@
+package io.distlock.etcd;
+
+import io.distlock.LockNames;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.tck.TckFixture;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The TCK fixture for etcd: every client is a new provider with its own jetcd client. */
+class EtcdTckFixture implements TckFixture {
+    static final String PREFIX = "/distlock-test/";
+
+    private final List<String> endpoints;
+    private final AutoCloseable server;
+    private final Client admin;
+
+    EtcdTckFixture(List<String> endpoints, AutoCloseable server) {
+        this.endpoints = endpoints;
+        this.server = server;
+        this.admin =
+                Client.builder().endpoints(endpoints.toArray(new String[0])).build();
+    }
+
+    @Override
+    public String backend() {
+        return "etcd";
+    }
+
+    EtcdLockOptions etcdOptions() {
+        return EtcdLockOptions.builder()
+                .endpoints(endpoints)
+                .keyPrefix(PREFIX)
+                .requestTimeout(Duration.ofSeconds(3))
+                .build();
+    }
+
+    @Override
+    public EtcdLockProvider newClient(LockOptions options) {
+        return EtcdLockProvider.builder()
+                .etcdOptions(etcdOptions())
+                .options(options)
+                .build();
+    }
+
+    Client admin() {
+        return admin;
+    }
+
+    /** Keys currently under the lock's prefix, oldest first. */
+    List<KeyValue> keys(String lockName) {
+        ByteSequence prefix = ByteSequence.from(PREFIX + LockNames.encode(lockName) + "/", StandardCharsets.UTF_8);
+        try {
+            return admin.getKVClient()
+                    .get(
+                            prefix,
+                            GetOption.builder()
+                                    .isPrefix(true)
+                                    .withSortField(GetOption.SortTarget.CREATE)
+                                    .withSortOrder(GetOption.SortOrder.ASCEND)
+                                    .build())
+                    .get(5, TimeUnit.SECONDS)
+                    .getKvs();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read keys of " + lockName, e);
+        }
+    }
+
+    @Override
+    public void expireLease(String lockName) {
+        List<KeyValue> kvs = keys(lockName);
+        if (kvs.isEmpty()) {
+            throw new IllegalStateException("lock '" + lockName + "' has no holder");
+        }
+        try {
+            admin.getLeaseClient().revoke(kvs.get(0).getLease()).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot revoke the holder's lease of " + lockName, e);
+        }
+    }
+
+    @Override
+    public void crashClient(LockProvider client) {
+        ((EtcdLockProvider) client).simulateCrash();
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+        try {
+            server.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
