@@ -60,7 +60,6 @@ final class EtcdContender implements Contender, Session.Listener {
     private ByteSequence ourKey;
     private long ourRevision;
     private ByteSequence predecessor;
-    private long seenAtRevision;
     private volatile Watch.Watcher ownWatch;
     private volatile boolean ownKeyDeleted;
     private volatile String sessionDeath;
@@ -103,12 +102,12 @@ final class EtcdContender implements Contender, Session.Listener {
             if (created) {
                 ourRevision = header;
                 ownKeyDeleted = false;
-                watchOwnKey(header + 1);
+                watchOwnKey();
             } else {
                 List<KeyValue> mine = gets.get(0).getKvs();
                 ourRevision = mine.get(0).getCreateRevision();
                 if (ownWatch == null) {
-                    watchOwnKey(header + 1);
+                    watchOwnKey();
                 }
             }
             GetResponse owner = created ? gets.get(0) : gets.get(1);
@@ -127,7 +126,6 @@ final class EtcdContender implements Contender, Session.Listener {
                 List<KeyValue> newest = gets.get(1).getKvs();
                 if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
                     predecessor = newest.get(1).getKey();
-                    seenAtRevision = header;
                     return Optional.empty();
                 }
             }
@@ -168,7 +166,6 @@ final class EtcdContender implements Contender, Session.Listener {
             return false;
         }
         predecessor = r.getKvs().get(0).getKey();
-        seenAtRevision = r.getHeader().getRevision();
         return true;
     }
 
@@ -177,31 +174,66 @@ final class EtcdContender implements Contender, Session.Listener {
      * delete by someone else (or by the lease's end) is a loss for a holder and a wake-up for a
      * waiter.
      */
-    private void watchOwnKey(long fromRevision) {
+    private void watchOwnKey() {
         Watch.Watcher old = ownWatch;
         if (old != null) {
             old.close();
         }
         ByteSequence key = ourKey;
+        ownWatch = watchDeletion(key, () -> ownKeyGone(key), () -> {
+            // compaction or a closed client; the keepalive still watches the session
+        });
+    }
+
+    /**
+     * Watches {@code key} for deletion so that no delete is missed and none is delivered late.
+     *
+     * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
+     * synced group at once: a watch whose start revision is already history is served from the
+     * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete that happened before the
+     * watch existed is caught by reading the key again once the server confirms the watch: the
+     * read is linearizable and happens after the watch's creation revision, so every delete is
+     * seen by one or the other.
+     */
+    private Watch.Watcher watchDeletion(ByteSequence key, Runnable gone, Runnable broken) {
         WatchOption opt =
-                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
-        ownWatch = driver.watch().watch(key, opt, new Watch.Listener() {
+                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
+        return driver.watch().watch(key, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
+                if (response.isCreatedNotify()) {
+                    driver.within(
+                                    driver.kv()
+                                            .get(
+                                                    key,
+                                                    GetOption.builder()
+                                                            .withCountOnly(true)
+                                                            .build()),
+                                    driver.requestTimeoutNanos())
+                            .whenComplete((r, t) -> {
+                                if (t != null) {
+                                    broken.run();
+                                } else if (r.getCount() == 0) {
+                                    gone.run();
+                                }
+                            });
+                }
                 for (WatchEvent e : response.getEvents()) {
                     if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        ownKeyGone(key);
+                        gone.run();
                     }
                 }
             }
 
             @Override
             public void onError(Throwable t) {
-                // compaction or a closed client; the keepalive still watches the session
+                broken.run();
             }
 
             @Override
-            public void onCompleted() {}
+            public void onCompleted() {
+                broken.run();
+            }
         });
     }
 
@@ -257,38 +289,7 @@ final class EtcdContender implements Contender, Session.Listener {
         } finally {
             mutex.unlock();
         }
-        // Start right after the revision at which we saw the predecessor: a delete since then is
-        // delivered. When that revision is already history, etcd 3.4 serves the watch from its
-        // "unsynced" group, drained every 100 ms; so once the watch is set up we read the
-        // predecessor again and wake at once if it is already gone.
-        WatchOption opt = WatchOption.builder()
-                .withRevision(seenAtRevision + 1)
-                .withNoPut(true)
-                .withCreateNotify(true)
-                .build();
-        Watch.Watcher w = driver.watch().watch(pred, opt, new Watch.Listener() {
-            @Override
-            public void onNext(WatchResponse response) {
-                if (response.isCreatedNotify()) {
-                    recheck(pred);
-                }
-                for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        wake();
-                    }
-                }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                wake(); // compacted or broken: the engine tries again, which reads afresh
-            }
-
-            @Override
-            public void onCompleted() {
-                wake();
-            }
-        });
+        Watch.Watcher w = watchDeletion(pred, this::wake, this::wake);
         try {
             mutex.lockInterruptibly();
             try {
@@ -308,17 +309,6 @@ final class EtcdContender implements Contender, Session.Listener {
         } finally {
             w.close();
         }
-    }
-
-    private void recheck(ByteSequence pred) {
-        driver.kv()
-                .get(pred, GetOption.builder().withCountOnly(true).build())
-                .orTimeout(driver.requestTimeoutNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((r, t) -> {
-                    if (t != null || r.getCount() == 0) {
-                        wake();
-                    }
-                });
     }
 
     @Override

@@ -17,12 +17,15 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -30,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The etcd driver: one session lease per provider, kept alive by one thread ({@code
- * distlock-etcd-keepalive-N}); each acquisition attempt owns one key {@code
+ * distlock-etcd-session-N}); each acquisition attempt owns one key {@code
  * <prefix><encoded name>/<lease hex>-<attempt hex>} attached to that lease. Internal: use {@code
  * io.distlock.etcd.EtcdLockProvider}.
  */
@@ -57,7 +60,7 @@ public final class EtcdDriver implements LockDriver {
     private final long requestTimeoutNanos;
     private final long keepaliveIntervalNanos;
     private final long ttlSeconds;
-    private final ScheduledThreadPoolExecutor keepaliveThread;
+    private final ScheduledThreadPoolExecutor scheduler;
     private final AtomicLong attempts = new AtomicLong();
     private final Set<EtcdContender> contenders = ConcurrentHashMap.newKeySet();
     private final Object sessionLock = new Object();
@@ -80,14 +83,14 @@ public final class EtcdDriver implements LockDriver {
                 Math.max(1_000_000L, (long) (lockOptions.leaseTime().toNanos() * lockOptions.renewalFraction()));
         long ms = lockOptions.leaseTime().toMillis();
         this.ttlSeconds = Math.max(1, (ms + 999) / 1000);
-        String name = "distlock-etcd-keepalive-" + SEQUENCE.incrementAndGet();
-        this.keepaliveThread = new ScheduledThreadPoolExecutor(1, r -> {
+        String name = "distlock-etcd-session-" + SEQUENCE.incrementAndGet();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
-        keepaliveThread.setRemoveOnCancelPolicy(true);
-        keepaliveThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /** The gRPC interceptor that puts a deadline on every unary call; for clients the provider builds. */
@@ -177,7 +180,7 @@ public final class EtcdDriver implements LockDriver {
             LeaseGrantResponse g = Rpc.await(lease.grant(ttlSeconds), requestTimeoutNanos, "lease grant", lockName);
             s = new Session(g.getID(), validUntil(sent));
             Session created = s;
-            s.keepalive = keepaliveThread.scheduleWithFixedDelay(
+            s.keepalive = scheduler.scheduleWithFixedDelay(
                     () -> keepAlive(created), keepaliveIntervalNanos, keepaliveIntervalNanos, TimeUnit.NANOSECONDS);
             current = s;
             log.debug("distlock.etcd.session_granted lease={} ttl={}s", s.leaseHex, g.getTTL());
@@ -191,31 +194,52 @@ public final class EtcdDriver implements LockDriver {
                 lockOptions.leaseTime().minus(lockOptions.safetyMargin()).toNanos());
     }
 
+    /**
+     * Fails {@code f} with a {@link java.util.concurrent.TimeoutException} if it is not complete
+     * within {@code nanos}, on our own scheduler thread (not the JDK's JVM-wide delay thread).
+     */
+    <T> CompletableFuture<T> within(CompletableFuture<T> f, long nanos) {
+        try {
+            ScheduledFuture<?> t = scheduler.schedule(
+                    () -> f.completeExceptionally(
+                            new TimeoutException("no answer within " + nanos / 1_000_000 + " ms")),
+                    nanos,
+                    TimeUnit.NANOSECONDS);
+            f.whenComplete((r, e) -> t.cancel(false));
+        } catch (RejectedExecutionException closing) {
+            f.completeExceptionally(new IllegalStateException("provider is closed"));
+        }
+        return f;
+    }
+
+    /** Sends one keepalive without blocking the scheduler thread; one in flight at a time. */
     private void keepAlive(Session s) {
         if (!s.alive() || closed) {
             return;
         }
+        if (s.keepaliveInFlight) {
+            if (Deadlines.passed(ticker, s.validUntil())) {
+                kill(s, "keepalive unanswered past the validity deadline", true);
+            }
+            return;
+        }
+        s.keepaliveInFlight = true;
         long sent = ticker.read();
         // waiting longer than the remaining validity is useless: the session is lost by then
         long budget = Math.min(
                 requestTimeoutNanos, Math.max(keepaliveIntervalNanos, Deadlines.remaining(ticker, s.validUntil())));
-        try {
-            LeaseKeepAliveResponse r =
-                    Rpc.await(client.getLeaseClient().keepAliveOnce(s.leaseId), budget, "lease keepalive", null);
-            if (r.getTTL() <= 0) {
-                kill(s, "session lease expired or was revoked on the server", false);
-            } else {
+        within(client.getLeaseClient().keepAliveOnce(s.leaseId), budget).whenComplete((r, e) -> {
+            s.keepaliveInFlight = false;
+            if (e == null && r.getTTL() > 0) {
                 s.extend(validUntil(sent));
-            }
-        } catch (Rpc.LeaseGoneException e) {
-            kill(s, "session lease expired or was revoked on the server", false);
-        } catch (RuntimeException e) {
-            if (Deadlines.passed(ticker, s.validUntil())) {
-                kill(s, "keepalive failed past the validity deadline: " + e.getMessage(), true);
+            } else if (e == null || Rpc.isLeaseNotFound(e)) {
+                kill(s, "session lease expired or was revoked on the server", false);
+            } else if (Deadlines.passed(ticker, s.validUntil())) {
+                kill(s, "keepalive failed past the validity deadline: " + e, true);
             } else {
                 log.debug("distlock.etcd.keepalive_failed lease={}", s.leaseHex, e);
             }
-        }
+        });
     }
 
     /** The lease of {@code s} is gone (or must be given up): tell every lock and waiter on it. */
@@ -229,9 +253,7 @@ public final class EtcdDriver implements LockDriver {
             log.debug("distlock.etcd.session_lost lease={} reason={}", s.leaseHex, reason);
             if (revoke && !closed) {
                 // our side gave up: free the keys on the server too (best effort, bounded)
-                client.getLeaseClient()
-                        .revoke(s.leaseId)
-                        .orTimeout(requestTimeoutNanos, TimeUnit.NANOSECONDS)
+                within(client.getLeaseClient().revoke(s.leaseId), requestTimeoutNanos)
                         .exceptionally(t -> null);
             }
         }
@@ -260,7 +282,7 @@ public final class EtcdDriver implements LockDriver {
             s = current;
             current = null;
         }
-        keepaliveThread.shutdownNow();
+        scheduler.shutdownNow();
         for (EtcdContender c : contenders) {
             c.wake();
         }
@@ -285,8 +307,8 @@ public final class EtcdDriver implements LockDriver {
             client.close();
         }
         try {
-            if (!keepaliveThread.awaitTermination(5, TimeUnit.SECONDS)) {
-                log.warn("distlock.etcd.close.keepalive_thread_still_running");
+            if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("distlock.etcd.close.session_thread_still_running");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -21,6 +21,7 @@ final class Session {
     private volatile long validUntil;
     private volatile String deathReason;
     volatile ScheduledFuture<?> keepalive;
+    volatile boolean keepaliveInFlight;
 
     Session(long leaseId, long validUntil) {
         this.leaseId = leaseId;
