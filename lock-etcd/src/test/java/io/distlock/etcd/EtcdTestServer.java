@@ -120,6 +120,23 @@ final class EtcdTestServer implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP / SIGCONT the server process: it keeps its sockets but answers nothing. */
+    void pause(boolean paused) {
+        try {
+            Process k = new ProcessBuilder("kill", paused ? "-STOP" : "-CONT", Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new IllegalStateException("kill " + (paused ? "-STOP" : "-CONT") + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
@@ -128,6 +145,9 @@ final class EtcdTestServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (process.isAlive()) {
+            pause(false);
+        }
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
