@@ -401,4 +401,62 @@ class EtcdLockProviderIT {
         assertThat(perSecond).as("acquisitions per second").isGreaterThan(40);
         System.out.printf("etcd contended 8 clients: %.0f acquisitions/s%n", perSecond);
     }
+
+    private static CompletableFuture<Lease> acquireAsync(EtcdLockProvider p, String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.lock(name).acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void waiters_queueInArrivalOrder() throws Exception {
+        EtcdLockProvider holder = client();
+        String name = name();
+        Lease held = holder.lock(name).acquire();
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            waiters.add(acquireAsync(client(), name));
+            int expected = i + 2;
+            await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == expected);
+        }
+        held.release();
+        long last = held.fencingToken().getAsLong();
+        for (CompletableFuture<Lease> w : waiters) {
+            Lease l = w.get(5, TimeUnit.SECONDS);
+            assertThat(l.fencingToken().getAsLong()).isGreaterThan(last);
+            last = l.fencingToken().getAsLong();
+            l.release();
+        }
+    }
+
+    @Test
+    void middleWaiterGivesUp_lastWaiterWatchesTheHolderAndAcquiresOnRelease() throws Exception {
+        EtcdLockProvider a = client();
+        EtcdLockProvider b = client();
+        EtcdLockProvider c = client();
+        String name = name();
+        Lease held = a.lock(name).acquire();
+        CompletableFuture<Optional<Lease>> middle = CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.lock(name).tryAcquire(Duration.ofMillis(700));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 2);
+        CompletableFuture<Lease> last = acquireAsync(c, name);
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 3);
+        assertThat(middle.get(5, TimeUnit.SECONDS)).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 2);
+        assertThat(last).isNotDone();
+        long released = System.nanoTime();
+        held.release();
+        Lease l = last.get(5, TimeUnit.SECONDS);
+        assertThat((System.nanoTime() - released) / 1_000_000).isLessThan(1000);
+        l.release();
+    }
 }
