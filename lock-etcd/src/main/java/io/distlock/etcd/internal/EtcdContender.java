@@ -47,6 +47,7 @@ final class EtcdContender implements Contender, Session.Listener {
             .withKeysOnly(true)
             .build();
     private static final int MAX_TRIES_PER_CALL = 5;
+    private static final long RETRY_PAUSE_MILLIS = 100;
 
     private final EtcdDriver driver;
     private final AcquireContext ctx;
@@ -64,6 +65,8 @@ final class EtcdContender implements Contender, Session.Listener {
     private volatile boolean ownKeyDeleted;
     private volatile String sessionDeath;
     private volatile Held held;
+    private boolean waiting;
+    private boolean failedWhileWaiting;
 
     EtcdContender(EtcdDriver driver, AcquireContext ctx) {
         this.driver = driver;
@@ -74,6 +77,24 @@ final class EtcdContender implements Contender, Session.Listener {
 
     @Override
     public Optional<HeldLock> tryAcquire() {
+        try {
+            Optional<HeldLock> h = tryOnce();
+            failedWhileWaiting = false;
+            return h;
+        } catch (BackendUnavailableException e) {
+            Session s = session;
+            // A waiter rides out a short outage (a leader election, its member dying) while its
+            // session is still valid: it keeps its place and tries again after a pause. A first try,
+            // or a waiter whose session has run out, fails.
+            if (waiting && s != null && s.alive() && !Deadlines.passed(driver.ticker(), s.validUntil())) {
+                failedWhileWaiting = true;
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    private Optional<HeldLock> tryOnce() {
         for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
             Session s = driver.session(lockName);
             if (session != s) {
@@ -301,6 +322,11 @@ final class EtcdContender implements Contender, Session.Listener {
 
     @Override
     public void awaitChange(long deadlineNanos) throws InterruptedException {
+        waiting = true;
+        if (failedWhileWaiting) {
+            pause(deadlineNanos);
+            return;
+        }
         Session s = session;
         ByteSequence pred = predecessor;
         if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
@@ -332,6 +358,25 @@ final class EtcdContender implements Contender, Session.Listener {
             }
         } finally {
             w.close();
+        }
+    }
+
+    /** Waits {@value #RETRY_PAUSE_MILLIS} ms after a failed try (or less: deadline, wake-up). */
+    private void pause(long deadlineNanos) throws InterruptedException {
+        long until = Deadlines.after(driver.ticker().read(), TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS));
+        long limit = deadlineNanos - until < 0 ? deadlineNanos : until;
+        mutex.lockInterruptibly();
+        try {
+            long seen = changes;
+            while (changes == seen && !driver.closed()) {
+                long left = Deadlines.remaining(driver.ticker(), limit);
+                if (left <= 0) {
+                    return;
+                }
+                changed.awaitNanos(left);
+            }
+        } finally {
+            mutex.unlock();
         }
     }
 
