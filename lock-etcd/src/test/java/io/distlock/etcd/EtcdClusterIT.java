@@ -137,4 +137,41 @@ class EtcdClusterIT {
         other.release();
         assertThat(held.release()).isTrue();
     }
+
+    @Test
+    void clientsOnlyMemberStalls_lostSignalFiresByDeadline_beforeServerExpiresLease() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        int follower = (cluster.leader() + 1) % 3;
+        EtcdLockProvider a = client(List.of(cluster.endpoint(follower)), lease);
+        Lease held = a.lock("stall").acquire();
+        int other = (follower + 1) % 3;
+        try (io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()
+                .endpoints(cluster.endpoint(other))
+                .build()) {
+            long deadline = System.nanoTime() + held.remainingValidity().toNanos();
+            cluster.pause(follower, true); // the client's traffic now goes nowhere
+            try {
+                held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+                long lateMs = (System.nanoTime() - deadline) / 1_000_000;
+                // deadline read before the pause; at most one keepalive interval (leaseTime/3) later
+                assertThat(lateMs).isLessThan(700 + 200);
+                assertThat(held.isValid()).isFalse();
+                // the server still holds our key: we gave up before it could expire the lease
+                long keys = admin.getKVClient()
+                        .get(
+                                EtcdDriverTestKeys.bytes("/distlock/"),
+                                io.etcd.jetcd.options.GetOption.builder()
+                                        .isPrefix(true)
+                                        .withCountOnly(true)
+                                        .build())
+                        .get(2, TimeUnit.SECONDS)
+                        .getCount();
+                assertThat(keys)
+                        .as("key still on the server when the loss was signalled")
+                        .isEqualTo(1);
+            } finally {
+                cluster.pause(follower, false);
+            }
+        }
+    }
 }

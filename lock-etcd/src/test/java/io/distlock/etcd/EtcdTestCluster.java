@@ -157,6 +157,23 @@ final class EtcdTestCluster implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP / SIGCONT member {@code i}: its sockets stay open, nothing is answered. */
+    void pause(int i, boolean paused) {
+        try {
+            Process k = new ProcessBuilder("kill", paused ? "-STOP" : "-CONT", Long.toString(processes[i].pid()))
+                    .inheritIO()
+                    .start();
+            if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new IllegalStateException("kill " + (paused ? "-STOP" : "-CONT") + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     void restart(int i) {
         try {
             launch(i);
@@ -174,9 +191,10 @@ final class EtcdTestCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Process p : processes) {
-            if (p != null) {
-                p.destroy();
+        for (int i = 0; i < processes.length; i++) {
+            if (processes[i] != null && processes[i].isAlive()) {
+                pause(i, false);
+                processes[i].destroy();
             }
         }
         for (Process p : processes) {
