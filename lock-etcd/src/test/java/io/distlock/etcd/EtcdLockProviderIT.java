@@ -459,4 +459,15 @@ class EtcdLockProviderIT {
         assertThat((System.nanoTime() - released) / 1_000_000).isLessThan(1000);
         l.release();
     }
+
+    @Test
+    void close_provider_leavesNoServerConnections() {
+        int before = fixture.serverConnectionCount();
+        EtcdLockProvider p = fixture.newClient(
+                LockOptions.defaults().mutate().leaseTime(Duration.ofSeconds(2)).build());
+        p.lock(name()).tryAcquire().orElseThrow().release();
+        assertThat(fixture.serverConnectionCount()).isGreaterThan(before);
+        p.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.serverConnectionCount() == before);
+    }
 }

@@ -90,6 +90,42 @@ class EtcdTckFixture implements TckFixture {
         ((EtcdLockProvider) client).simulateCrash();
     }
 
+    /**
+     * Established TCP connections to the members' client ports, counted on the server side from
+     * {@code /proc/net/tcp{,6}} (etcd 3.4 exports no connection gauge). Includes this fixture's
+     * admin client.
+     */
+    @Override
+    public int serverConnectionCount() {
+        java.util.Set<Integer> ports = new java.util.HashSet<>();
+        for (String e : endpoints) {
+            ports.add(java.net.URI.create(e).getPort());
+        }
+        int n = 0;
+        for (String f : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            java.nio.file.Path path = java.nio.file.Path.of(f);
+            if (!java.nio.file.Files.isReadable(path)) {
+                continue;
+            }
+            try {
+                for (String line : java.nio.file.Files.readAllLines(path)) {
+                    String[] cols = line.trim().split("\\s+");
+                    if (cols.length < 4 || !cols[3].equals("01")) { // 01 = ESTABLISHED
+                        continue;
+                    }
+                    String local = cols[1];
+                    int port = Integer.parseInt(local.substring(local.indexOf(':') + 1), 16);
+                    if (ports.contains(port)) {
+                        n++;
+                    }
+                }
+            } catch (java.io.IOException | NumberFormatException ex) {
+                throw new IllegalStateException("cannot read " + f, ex);
+            }
+        }
+        return n;
+    }
+
     @Override
     public void close() {
         admin.close();
