@@ -82,6 +82,12 @@ final class EtcdContender implements Contender, Session.Listener {
             failedWhileWaiting = false;
             return h;
         } catch (BackendUnavailableException e) {
+            if (driver.closed()) {
+                IllegalStateException closed = new IllegalStateException(
+                        "provider was closed during the attempt (lock '" + lockName + "', backend etcd)");
+                closed.addSuppressed(e);
+                throw closed;
+            }
             Session s = session;
             // A waiter rides out a short outage (a leader election, its member dying) while its
             // session is still valid: it keeps its place and tries again after a pause. A first try,

@@ -17,6 +17,7 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -184,6 +185,20 @@ public final class EtcdDriver implements LockDriver {
                     () -> keepAlive(created), keepaliveIntervalNanos, keepaliveIntervalNanos, TimeUnit.NANOSECONDS);
             current = s;
             log.debug("distlock.etcd.session_granted lease={} ttl={}s", s.leaseHex, g.getTTL());
+            if (Deadlines.remaining(ticker, s.validUntil())
+                    < lockOptions.leaseTime().toNanos() / 2) {
+                // the grant was slow (typically: the first request also opened the connection), so
+                // little validity is left: one keepalive now, on the open connection, restores it
+                long again = ticker.read();
+                LeaseKeepAliveResponse k = Rpc.await(
+                        client.getLeaseClient().keepAliveOnce(s.leaseId),
+                        requestTimeoutNanos,
+                        "lease keepalive",
+                        lockName);
+                if (k.getTTL() > 0) {
+                    s.extend(validUntil(again));
+                }
+            }
             return s;
         }
     }
