@@ -18,10 +18,10 @@ class EtcdTckFixture implements TckFixture {
     static final String PREFIX = "/distlock-test/";
 
     private final List<String> endpoints;
-    private final AutoCloseable server;
+    private final EtcdServerControl server;
     private final Client admin;
 
-    EtcdTckFixture(List<String> endpoints, AutoCloseable server) {
+    EtcdTckFixture(List<String> endpoints, EtcdServerControl server) {
         this.endpoints = endpoints;
         this.server = server;
         this.admin =
@@ -90,6 +90,18 @@ class EtcdTckFixture implements TckFixture {
         ((EtcdLockProvider) client).simulateCrash();
     }
 
+    /** Kills the member(s); clients' requests fail until {@link #startServer()}. */
+    @Override
+    public void stopServer() {
+        server.stop();
+    }
+
+    /** Starts the member(s) again on the same ports, with their data (revisions survive). */
+    @Override
+    public void startServer() {
+        server.startAgain();
+    }
+
     /**
      * Established TCP connections to the members' client ports, counted on the server side from
      * {@code /proc/net/tcp{,6}} (etcd 3.4 exports no connection gauge). Includes this fixture's
@@ -129,10 +141,6 @@ class EtcdTckFixture implements TckFixture {
     @Override
     public void close() {
         admin.close();
-        try {
-            server.close();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        server.close();
     }
 }

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * lands: loopback only, free ports, temp data dirs, no fsync; members can be killed and restarted
  * with their data.
  */
-final class EtcdTestCluster implements AutoCloseable {
+final class EtcdTestCluster implements EtcdServerControl {
     private final Path dir;
     private final int[] clientPorts;
     private final int[] peerPorts;
@@ -171,6 +171,33 @@ final class EtcdTestCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Kills every member (data stays). */
+    @Override
+    public void stop() {
+        for (int i = 0; i < processes.length; i++) {
+            if (processes[i] != null && processes[i].isAlive()) {
+                kill(i);
+            }
+        }
+    }
+
+    /** Starts every member again with its data; healthy once a quorum is back. */
+    @Override
+    public void startAgain() {
+        try {
+            for (int i = 0; i < processes.length; i++) {
+                if (processes[i] == null || !processes[i].isAlive()) {
+                    launch(i);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        for (int i = 0; i < processes.length; i++) {
+            awaitHealthy(i);
         }
     }
 

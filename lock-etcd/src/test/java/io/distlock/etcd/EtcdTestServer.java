@@ -19,17 +19,41 @@ import java.util.stream.Stream;
  * io.distlock.tck.servers}) land: loopback only, free ports, temp data dir, no fsync, short
  * election timeout (so the minimum lease TTL is 1 s). Ready when {@code /health} answers.
  */
-final class EtcdTestServer implements AutoCloseable {
-    private final Process process;
+final class EtcdTestServer implements EtcdServerControl {
+    private volatile Process process;
+    private final ProcessBuilder builder;
     private final Path dataDir;
     private final int clientPort;
     private final Path log;
 
-    private EtcdTestServer(Process process, Path dataDir, int clientPort, Path log) {
+    private EtcdTestServer(ProcessBuilder builder, Process process, Path dataDir, int clientPort, Path log) {
+        this.builder = builder;
         this.process = process;
         this.dataDir = dataDir;
         this.clientPort = clientPort;
         this.log = log;
+    }
+
+    /** Kills the server (its data stays) until {@link #startAgain()}. */
+    @Override
+    public void stop() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Starts the server again on the same ports with its data. */
+    @Override
+    public void startAgain() {
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot restart etcd", e);
+        }
+        awaitHealthy();
     }
 
     static EtcdTestServer start() {
@@ -54,9 +78,9 @@ final class EtcdTestServer implements AutoCloseable {
                             "--election-timeout=100",
                             "--log-level=warn"))
                     .redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             Process p = pb.start();
-            EtcdTestServer s = new EtcdTestServer(p, dir, client, log);
+            EtcdTestServer s = new EtcdTestServer(pb, p, dir, client, log);
             s.awaitHealthy();
             return s;
         } catch (IOException e) {
