@@ -2,20 +2,14 @@ package io.distlock.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.fencing.InMemoryFencingGuard;
 import io.distlock.fencing.StaleTokenException;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.distlock.tck.faults.ChildJvmLockClient;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,100 +30,41 @@ class EtcdChildJvmIT {
         }
     }
 
-    private static void signal(Process p, String sig) throws Exception {
-        Process k = new ProcessBuilder("kill", sig, Long.toString(p.pid()))
-                .inheritIO()
-                .start();
-        assertThat(k.waitFor(10, TimeUnit.SECONDS) && k.exitValue() == 0).isTrue();
-    }
-
-    private static final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    private static String next(BlockingQueue<String> lines, String prefix, long timeoutMs) throws Exception {
-        for (String l : seen) {
-            if (l.startsWith(prefix)) {
-                seen.remove(l);
-                return l;
-            }
-        }
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (true) {
-            long left = end - System.nanoTime();
-            String l = lines.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
-            if (l == null) {
-                throw new AssertionError("no line starting with '" + prefix + "' within " + timeoutMs + " ms");
-            }
-            if (l.startsWith(prefix)) {
-                return l;
-            }
-            seen.add(l);
-        }
-    }
-
     @Test
     void pausedHolderJvm_otherAcquiresWithLargerToken_resumedHolderLostAndFencedOff() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(List.of(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        ChildHolderMain.class.getName(),
-                        server.endpoint(),
-                        "frozen",
-                        "1000"))
-                .redirectErrorStream(true)
-                .start();
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(
-                () -> {
-                    try (BufferedReader r =
-                            new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                        for (String l; (l = r.readLine()) != null; ) {
-                            lines.add(l);
-                        }
-                    } catch (java.io.IOException e) {
-                        // child gone
-                    }
-                },
-                "distlock-etcd-test-child-reader");
-        reader.setDaemon(true);
-        reader.start();
+        String uri = "etcd://" + server.endpoint().replace("http://", "") + "?leaseTime=1s";
         InMemoryFencingGuard resource = new InMemoryFencingGuard();
-        try (EtcdLockProvider other = EtcdLockProvider.builder()
-                .etcdOptions(
-                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
-                .options(LockOptions.defaults()
-                        .mutate()
-                        .leaseTime(Duration.ofSeconds(2))
-                        .build())
-                .build()) {
-            long childToken = Long.parseLong(next(lines, "TOKEN ", 20_000).substring(6));
-            resource.check("row", childToken); // the child's write before the pause is accepted
-            next(lines, "WRITE ", 5_000);
-            signal(child, "-STOP");
-            seen.clear();
+        try (ChildJvmLockClient holder = ChildJvmLockClient.start(uri);
+                EtcdLockProvider other = EtcdLockProvider.builder()
+                        .etcdOptions(EtcdLockOptions.builder()
+                                .endpoints(server.endpoint())
+                                .build())
+                        .options(LockOptions.defaults()
+                                .mutate()
+                                .leaseTime(Duration.ofSeconds(2))
+                                .build())
+                        .build()) {
+            var got = holder.acquire("frozen", Duration.ofSeconds(5));
+            assertThat(got.acquired()).isTrue();
+            long childToken = got.token().getAsLong();
+            resource.check("row", childToken); // its write before the pause is accepted
+            holder.pause();
             try {
                 Lease mine =
                         other.lock("frozen").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
                 assertThat(mine.fencingToken().getAsLong()).isGreaterThan(childToken);
                 resource.check("row", mine.fencingToken().getAsLong());
-                lines.clear();
-                seen.clear();
-                signal(child, "-CONT");
-                // the resumed child's next write carries its old token: the resource refuses it
-                String write = next(lines, "WRITE ", 5_000);
-                long token = Long.parseLong(write.split(" ")[1]);
-                assertThatThrownBy(() -> resource.check("row", token)).isInstanceOf(StaleTokenException.class);
-                // and the child is told its lease is gone
-                next(lines, "LOST", 3_000);
+                holder.resume();
+                // the resumed holder knows its lease is gone ...
+                await().atMost(Duration.ofSeconds(3)).until(() -> !holder.isValid());
+                // ... and a write with its old token is refused by the resource
+                assertThatThrownBy(() -> resource.check("row", childToken)).isInstanceOf(StaleTokenException.class);
+                // its release cannot touch our lock
+                assertThat(holder.release()).isFalse();
+                assertThat(mine.isValid()).isTrue();
                 mine.release();
             } finally {
-                signal(child, "-CONT");
-            }
-        } finally {
-            child.destroy();
-            if (!child.waitFor(10, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
+                holder.resume();
             }
         }
     }
