@@ -77,4 +77,49 @@ class EtcdFaultIT {
             held.release();
         }
     }
+
+    @Test
+    void keepaliveTrafficCutByProxy_lostByDeadline_beforeServerExpiresLease() throws Exception {
+        String hostPort = server.endpoint().replace("http://", "");
+        int colon = hostPort.lastIndexOf(':');
+        try (io.distlock.tck.faults.TcpProxy proxy = io.distlock.tck.faults.TcpProxy.start(
+                        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+                io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()
+                        .endpoints(server.endpoint())
+                        .build();
+                EtcdLockProvider a = EtcdLockProvider.builder()
+                        .etcdOptions(EtcdLockOptions.builder()
+                                .endpoints("http://" + proxy.address())
+                                .requestTimeout(Duration.ofSeconds(2))
+                                .build())
+                        .options(LockOptions.defaults()
+                                .mutate()
+                                .leaseTime(Duration.ofSeconds(2))
+                                .build())
+                        .build()) {
+            Lease held = a.lock("cut").acquire();
+            long deadline = System.nanoTime() + held.remainingValidity().toNanos();
+            proxy.blackhole(io.distlock.tck.faults.TcpProxy.Direction.BOTH);
+            try {
+                held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+                long lateMs = (System.nanoTime() - deadline) / 1_000_000;
+                // the deadline read before the cut; later by at most one keepalive interval (667 ms)
+                assertThat(lateMs).isLessThan(667 + 300);
+                long keys = admin.getKVClient()
+                        .get(
+                                EtcdDriverTestKeys.bytes("/distlock/"),
+                                io.etcd.jetcd.options.GetOption.builder()
+                                        .isPrefix(true)
+                                        .withCountOnly(true)
+                                        .build())
+                        .get(2, TimeUnit.SECONDS)
+                        .getCount();
+                assertThat(keys)
+                        .as("our key is still on the server when the loss is signalled")
+                        .isEqualTo(1);
+            } finally {
+                proxy.resume();
+            }
+        }
+    }
 }
