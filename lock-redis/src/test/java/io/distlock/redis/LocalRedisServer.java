@@ -1,0 +1,128 @@
+package io.distlock.redis;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Test-only launcher of a local {@code redis-server} on a free loopback port in a temp dir, without
+ * persistence. Temporary: to be replaced by {@code io.distlock.tck.servers.RedisServer}.
+ */
+final class LocalRedisServer implements AutoCloseable {
+    private final Path dir;
+    private final int port;
+    private final List<String> extraArgs;
+    private Process process;
+
+    private LocalRedisServer(Path dir, int port, List<String> extraArgs) {
+        this.dir = dir;
+        this.port = port;
+        this.extraArgs = extraArgs;
+    }
+
+    static LocalRedisServer start(String... extraArgs) {
+        try {
+            Path dir = Files.createTempDirectory("distlock-redis-");
+            LocalRedisServer s = new LocalRedisServer(dir, freePort(), List.of(extraArgs));
+            s.launch();
+            return s;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start redis-server (is it installed?)", e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void launch() throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "no"));
+        cmd.addAll(extraArgs);
+        process = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
+        Awaitility.await("redis-server on port " + port)
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException(
+                                "redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+                    }
+                    try (Jedis j = new Jedis("127.0.0.1", port)) {
+                        return "PONG".equals(j.ping());
+                    }
+                });
+    }
+
+    String host() {
+        return "127.0.0.1";
+    }
+
+    int port() {
+        return port;
+    }
+
+    Jedis admin() {
+        return new Jedis(host(), port);
+    }
+
+    void stop() {
+        if (process != null) {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+    }
+
+    void restart() {
+        stop();
+        try {
+            launch();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // temp dir
+        }
+    }
+}
