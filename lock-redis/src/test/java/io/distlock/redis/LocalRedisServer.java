@@ -93,8 +93,43 @@ final class LocalRedisServer implements AutoCloseable {
         return new Jedis(host(), port);
     }
 
+    /** Sends {@code signal} (for example {@code STOP}, {@code CONT}) to the server process. */
+    void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Kills the server with SIGKILL (no shutdown, no final save). */
+    void kill() {
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+    }
+
     void stop() {
         if (process != null) {
+            if (!process.isAlive()) {
+                process = null;
+                return;
+            }
+            signal("CONT"); // a paused server cannot shut down
             process.destroy();
             try {
                 if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
