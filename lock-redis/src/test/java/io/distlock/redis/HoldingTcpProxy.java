@@ -107,6 +107,13 @@ final class HoldingTcpProxy implements AutoCloseable {
         }
     }
 
+    /** Resets every current connection (dropping held bytes) but keeps accepting new ones. */
+    void cutConnections() {
+        List<Socket> current = List.copyOf(sockets);
+        sockets.removeAll(current);
+        current.forEach(HoldingTcpProxy::closeQuietly);
+    }
+
     /** Closes every connection, dropping held bytes. */
     @Override
     public void close() {

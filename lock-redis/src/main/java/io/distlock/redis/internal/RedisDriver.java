@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -31,6 +32,7 @@ public final class RedisDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BACKEND = "redis";
+    private static final int STALE_RETRIES = 2;
     /** Wait cap while the subscription is not confirmed (degraded mode: polling). */
     private static final long UNCONFIRMED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -137,6 +139,35 @@ public final class RedisDriver implements LockDriver {
      * 0}, pipelines {@code WAIT n timeout} behind it on the same connection.
      */
     private Reply run(
+            Scripts.Script script, String lockName, List<String> keyList, List<String> args, boolean replicate) {
+        // A pooled connection may have died while idle (server restart, proxy reset): such a failure
+        // is retried on another connection, at most STALE_RETRIES times. Every script is idempotent
+        // for its owner value, so a retry after a lost reply does no harm. Timeouts are not retried.
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return runOnce(script, lockName, keyList, args, replicate);
+            } catch (BackendUnavailableException e) {
+                if (attempt >= STALE_RETRIES || !isStaleConnection(e.getCause())) {
+                    throw e;
+                }
+                log.debug("distlock.redis.retry_on_new_connection lock={} attempt={}", lockName, attempt + 1);
+            }
+        }
+    }
+
+    private static boolean isStaleConnection(Throwable t) {
+        if (!(t instanceof JedisConnectionException)) {
+            return false;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.SocketTimeoutException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Reply runOnce(
             Scripts.Script script, String lockName, List<String> keyList, List<String> args, boolean replicate) {
         try {
             if (!replicate || options.requiredReplicas() == 0) {

@@ -10,7 +10,9 @@ final class Scripts {
 
     /**
      * KEYS: lock, counter. ARGV: owner, lease ms, counter TTL ms. Returns {@code {1, token}} (token
-     * as a decimal string) or {@code {0, pttl}} with the holder's remaining TTL in ms.
+     * as a decimal string) or {@code {0, pttl}} with the holder's remaining TTL in ms. Idempotent
+     * for one owner value: if the key already holds {@code owner} (a retry after a lost reply), it
+     * returns the token that acquisition got, without touching the TTL.
      *
      * <p>Token = {@code max(counter + 1, server time in µs)}: strictly increasing while the counter
      * exists, and still above every earlier token after the counter expired or was lost (restart
@@ -27,6 +29,9 @@ final class Scripts {
             "  local s = string.format('%.0f', token)",
             "  redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
             "  return {1, s}",
+            "end",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  return {1, redis.call('GET', KEYS[2]) or '0'}",
             "end",
             "return {0, redis.call('PTTL', KEYS[1])}"));
 
