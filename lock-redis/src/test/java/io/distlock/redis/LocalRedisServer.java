@@ -21,18 +21,37 @@ final class LocalRedisServer implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final List<String> extraArgs;
+    private final String sentinelMaster;
     private Process process;
 
-    private LocalRedisServer(Path dir, int port, List<String> extraArgs) {
+    private LocalRedisServer(Path dir, int port, List<String> extraArgs, String sentinelMaster) {
         this.dir = dir;
         this.port = port;
         this.extraArgs = extraArgs;
+        this.sentinelMaster = sentinelMaster;
+    }
+
+    /** A Sentinel monitoring {@code masterName} at {@code masterPort} (quorum 2, down after 1 s). */
+    static LocalRedisServer startSentinel(String masterName, int masterPort) {
+        try {
+            Path dir = Files.createTempDirectory("distlock-sentinel-");
+            Files.writeString(
+                    dir.resolve("sentinel.conf"),
+                    "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 2\n"
+                            + "sentinel down-after-milliseconds " + masterName + " 1000\n"
+                            + "sentinel failover-timeout " + masterName + " 5000\n");
+            LocalRedisServer s = new LocalRedisServer(dir, freePort(), List.of(), masterName);
+            s.launch();
+            return s;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start redis-sentinel", e);
+        }
     }
 
     static LocalRedisServer start(String... extraArgs) {
         try {
             Path dir = Files.createTempDirectory("distlock-redis-");
-            LocalRedisServer s = new LocalRedisServer(dir, freePort(), List.of(extraArgs));
+            LocalRedisServer s = new LocalRedisServer(dir, freePort(), List.of(extraArgs), null);
             s.launch();
             return s;
         } catch (IOException e) {
@@ -47,20 +66,24 @@ final class LocalRedisServer implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
-                "redis-server",
+        List<String> cmd = new ArrayList<>();
+        cmd.add("redis-server");
+        if (sentinelMaster != null) {
+            cmd.add(dir.resolve("sentinel.conf").toString());
+            cmd.add("--sentinel");
+        }
+        cmd.addAll(List.of(
                 "--port",
                 Integer.toString(port),
                 "--bind",
                 "127.0.0.1",
                 "--dir",
                 dir.toString(),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
                 "--protected-mode",
                 "no"));
+        if (sentinelMaster == null) {
+            cmd.addAll(List.of("--save", "", "--appendonly", "no"));
+        }
         cmd.addAll(extraArgs);
         process = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)

@@ -36,7 +36,7 @@ class RedisLockProviderIT {
 
     @BeforeAll
     static void startServer() {
-        fixture = new RedisTckFixture();
+        fixture = RedisTckFixture.standalone();
     }
 
     @AfterAll
