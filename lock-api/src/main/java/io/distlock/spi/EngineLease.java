@@ -147,8 +147,9 @@ final class EngineLease implements Lease {
         }
         lossCause = cause;
         cancelTasks(false);
-        lost.complete(cause);
+        // observers first, so metrics are up to date when code waiting on lost() runs
         engine.notify(o -> o.lost(engine.backend(), name, cause));
+        lost.complete(cause);
         return true;
     }
 
@@ -238,8 +239,8 @@ final class EngineLease implements Lease {
                 LeaseLostException cause =
                         new LeaseLostException("validity deadline passed before release", name, engine.backend());
                 lossCause = cause;
-                lost.complete(cause);
                 engine.notify(o -> o.lost(engine.backend(), name, cause));
+                lost.complete(cause);
             }
         } else if (state.compareAndSet(State.LOST, State.RELEASED)) {
             wasValid = false;

@@ -1,0 +1,42 @@
+package io.distlock.compare.peers;
+
+import io.distlock.tck.compare.LockClient;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Peer: Redisson's {@code RLock} (watchdog-renewed, pub/sub wake-up). One Redisson instance per
+ * client, with small pools so that many clients fit on one machine.
+ */
+public final class RedissonLockClient implements LockClient {
+    private final RedissonClient redisson;
+
+    public RedissonLockClient(String host, int port) {
+        Config config = new Config();
+        config.setNettyThreads(2);
+        config.useSingleServer()
+                .setAddress("redis://" + host + ":" + port)
+                .setConnectionMinimumIdleSize(1)
+                .setConnectionPoolSize(2)
+                .setSubscriptionConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionPoolSize(1);
+        this.redisson = Redisson.create(config);
+    }
+
+    @Override
+    public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
+        RLock lock = redisson.getLock("redisson-peer:" + name);
+        boolean ok = maxWait.isZero() ? lock.tryLock() : lock.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+        return ok ? Optional.of(lock::unlock) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        redisson.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,438 @@
+package io.distlock.tck.compare;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * Runs the same scenarios through several lock backends and peers, side by side, and returns the
+ * figures as objects. Use it from the command line ({@code ./distlock compare}) or from a JUnit test
+ * to hold your own backend against ours:
+ *
+ * <pre>{@code
+ * ComparisonResult r = Comparison.of(ComparisonSettings.quick())
+ *         .target(ComparisonTarget.of("mine", "mine", () -> LockClient.of(myProvider())))
+ *         .target(ComparisonTarget.of("mem", "mem", () -> LockClient.of(MemoryLockProvider.create())))
+ *         .run();
+ * assertThat(r.value("mine", Scenario.HANDOFF_1, "p50_us")).isLessThan(2 * r.value("mem", Scenario.HANDOFF_1, "p50_us"));
+ * }</pre>
+ *
+ * Targets run one after another (never concurrently, so they do not disturb each other); every
+ * scenario of a target uses fresh clients, closed before the next scenario.
+ */
+public final class Comparison {
+    private final ComparisonSettings settings;
+    private final List<ComparisonTarget> targets = new ArrayList<>();
+    private Consumer<String> progress = s -> {};
+
+    private Comparison(ComparisonSettings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings must not be null");
+    }
+
+    public static Comparison of(ComparisonSettings settings) {
+        return new Comparison(settings);
+    }
+
+    public Comparison target(ComparisonTarget target) {
+        targets.add(Objects.requireNonNull(target, "target must not be null"));
+        return this;
+    }
+
+    /** Receives one line per step ("redis: contended throughput (3/7)"). */
+    public Comparison progress(Consumer<String> progress) {
+        this.progress = Objects.requireNonNull(progress, "progress must not be null");
+        return this;
+    }
+
+    /** Runs every scenario for every target. A failing scenario is recorded with its error, not thrown. */
+    public ComparisonResult run() {
+        List<Measurement> out = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < targets.size(); t++) {
+            ComparisonTarget target = targets.get(t);
+            int step = 0;
+            for (Scenario s : Scenario.values()) {
+                if (!settings.scenarios().contains(s)) {
+                    continue;
+                }
+                step++;
+                progress.accept(String.format(
+                        "[%d/%d] %s: %s (%d/%d)",
+                        t + 1,
+                        targets.size(),
+                        target.name(),
+                        s.title(),
+                        step,
+                        settings.scenarios().size()));
+                try {
+                    out.add(runScenario(target, s));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("comparison interrupted", e);
+                } catch (RuntimeException | AssertionError e) {
+                    out.add(new Measurement(target.name(), s, Map.of(), null, "failed: " + e));
+                }
+            }
+        }
+        return new ComparisonResult(settings, List.copyOf(targets), out, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private Measurement runScenario(ComparisonTarget target, Scenario s) throws InterruptedException {
+        switch (s) {
+            case FLOOR:
+                return floor(target);
+            case UNCONTENDED:
+                return uncontended(target);
+            case CONTENDED:
+                return contended(target);
+            case HANDOFF_1:
+                return handoff(target, s, 1);
+            case HANDOFF_MANY:
+                return handoff(target, s, settings.manyWaiters());
+            case MANY_NAMES:
+                return manyNames(target);
+            case RENEWAL:
+                return renewal(target);
+            default:
+                throw new IllegalArgumentException("unknown scenario " + s);
+        }
+    }
+
+    private static String lockName(ComparisonTarget target, String scenario) {
+        return "compare-" + scenario + "-" + Long.toHexString(System.nanoTime());
+    }
+
+    private Measurement floor(ComparisonTarget target) {
+        Optional<Runnable> probe = target.floorProbe();
+        if (probe.isEmpty()) {
+            return new Measurement(target.name(), Scenario.FLOOR, Map.of(), null, "no raw round-trip probe");
+        }
+        Runnable p = probe.get();
+        for (int i = 0; i < settings.warmup(); i++) {
+            p.run();
+        }
+        long[] nanos = new long[settings.iterations()];
+        for (int i = 0; i < nanos.length; i++) {
+            long t0 = System.nanoTime();
+            p.run();
+            nanos[i] = System.nanoTime() - t0;
+        }
+        Map<String, Double> v = latencies(nanos);
+        return new Measurement(target.name(), Scenario.FLOOR, v, samples(nanos), null);
+    }
+
+    private Measurement uncontended(ComparisonTarget target) throws InterruptedException {
+        String name = lockName(target, "uncontended");
+        try (LockClient client = target.clients().get()) {
+            for (int i = 0; i < settings.warmup(); i++) {
+                client.acquire(name, Duration.ZERO).orElseThrow().release();
+            }
+            long[] nanos = new long[settings.iterations()];
+            OptionalLong before = target.requestsNow();
+            for (int i = 0; i < nanos.length; i++) {
+                long t0 = System.nanoTime();
+                LockClient.Hold h = client.acquire(name, Duration.ZERO)
+                        .orElseThrow(() -> new IllegalStateException("uncontended lock was not free"));
+                h.release();
+                nanos[i] = System.nanoTime() - t0;
+            }
+            OptionalLong after = target.requestsNow();
+            Map<String, Double> v = latencies(nanos);
+            if (before.isPresent() && after.isPresent()) {
+                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong()) / (double) nanos.length);
+            }
+            if (target.floorRequestsPerOperation() > 0) {
+                v.put("protocol_floor_round_trips", (double) target.floorRequestsPerOperation());
+            }
+            return new Measurement(target.name(), Scenario.UNCONTENDED, v, samples(nanos), null);
+        }
+    }
+
+    /** Plain, unsynchronised state for the lost-update check. */
+    private static final class Counter {
+        long value;
+    }
+
+    private Measurement contended(ComparisonTarget target) throws InterruptedException {
+        String name = lockName(target, "contended");
+        int k = settings.contendedClients();
+        List<LockClient> clients = open(target, k);
+        try {
+            Counter counter = new Counter();
+            long[] perClient = new long[k];
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            CountDownLatch ready = new CountDownLatch(k);
+            CountDownLatch go = new CountDownLatch(1);
+            long durationNanos = settings.contendedDuration().toNanos();
+            long[] window = new long[2];
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+                int idx = i;
+                LockClient c = clients.get(i);
+                Thread th = new Thread(
+                        () -> {
+                            try {
+                                ready.countDown();
+                                go.await();
+                                long end = window[0] + durationNanos;
+                                while (System.nanoTime() - end < 0) {
+                                    Optional<LockClient.Hold> h =
+                                            c.acquire(name, Duration.ofNanos(Math.max(1, end - System.nanoTime())));
+                                    if (h.isEmpty()) {
+                                        continue;
+                                    }
+                                    try {
+                                        long read = counter.value; // deliberately not atomic: a lost update shows an
+                                        // overlap
+                                        Thread.onSpinWait();
+                                        counter.value = read + 1;
+                                        perClient[idx]++;
+                                    } finally {
+                                        h.get().release();
+                                    }
+                                }
+                            } catch (Throwable t) {
+                                error.compareAndSet(null, t);
+                            }
+                        },
+                        "distlock-compare-contended-" + i);
+                threads.add(th);
+                th.start();
+            }
+            ready.await();
+            window[0] = System.nanoTime();
+            go.countDown();
+            joinAll(threads, settings.contendedDuration().plusSeconds(60));
+            long elapsed = System.nanoTime() - window[0];
+            if (error.get() != null) {
+                throw new IllegalStateException("contended client failed: " + error.get(), error.get());
+            }
+            long total = Arrays.stream(perClient).sum();
+            Map<String, Double> v = new LinkedHashMap<>();
+            v.put("clients", (double) k);
+            v.put("ops_per_s", total / (elapsed / 1e9));
+            v.put("acquisitions", (double) total);
+            v.put("lost_updates", (double) (total - counter.value));
+            long min = Arrays.stream(perClient).min().orElse(0);
+            long max = Arrays.stream(perClient).max().orElse(0);
+            v.put("fair_share_min", total == 0 ? 0 : min * k / (double) total);
+            v.put("fair_share_max", total == 0 ? 0 : max * k / (double) total);
+            return new Measurement(target.name(), Scenario.CONTENDED, v, null, null);
+        } finally {
+            closeAll(clients);
+        }
+    }
+
+    private Measurement handoff(ComparisonTarget target, Scenario scenario, int waiters) throws InterruptedException {
+        String name = lockName(target, "handoff" + waiters);
+        int n = waiters + 1;
+        List<LockClient> clients = open(target, n);
+        try {
+            int rounds = settings.handoffRounds();
+            long[] nanos = new long[rounds];
+            AtomicInteger measured = new AtomicInteger();
+            AtomicInteger acquisitions = new AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            long[] lastRelease = {0};
+            Object releaseLock = new Object();
+            long holdNanos = settings.holdBeforeRelease().toNanos();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                LockClient c = clients.get(i);
+                Thread th = new Thread(
+                        () -> {
+                            try {
+                                while (!stop.get()) {
+                                    Optional<LockClient.Hold> h = c.acquire(name, Duration.ofSeconds(10));
+                                    long got = System.nanoTime();
+                                    if (h.isEmpty()) {
+                                        continue;
+                                    }
+                                    int mine = acquisitions.incrementAndGet();
+                                    long prev;
+                                    synchronized (releaseLock) {
+                                        prev = lastRelease[0];
+                                    }
+                                    if (prev != 0 && !stop.get()) {
+                                        int slot = measured.getAndIncrement();
+                                        if (slot < rounds) {
+                                            nanos[slot] = got - prev;
+                                        } else {
+                                            stop.set(true);
+                                        }
+                                    }
+                                    if (!stop.get()) {
+                                        LockSupport.parkNanos(holdNanos); // let the others reach their wait
+                                    }
+                                    synchronized (releaseLock) {
+                                        lastRelease[0] = System.nanoTime();
+                                    }
+                                    h.get().release();
+                                    // do not barge: wait until another client has taken the lock
+                                    while (!stop.get() && acquisitions.get() == mine) {
+                                        LockSupport.parkNanos(20_000);
+                                    }
+                                }
+                            } catch (Throwable t) {
+                                error.compareAndSet(null, t);
+                                stop.set(true);
+                            }
+                        },
+                        "distlock-compare-handoff-" + i);
+                threads.add(th);
+                th.start();
+            }
+            joinAll(threads, Duration.ofSeconds(120));
+            stop.set(true);
+            if (error.get() != null) {
+                throw new IllegalStateException("hand-off client failed: " + error.get(), error.get());
+            }
+            long[] got = Arrays.copyOf(nanos, Math.min(rounds, measured.get()));
+            Map<String, Double> v = latencies(got);
+            v.put("waiters", (double) waiters);
+            return new Measurement(target.name(), scenario, v, samples(got), null);
+        } finally {
+            closeAll(clients);
+        }
+    }
+
+    private Measurement manyNames(ComparisonTarget target) throws InterruptedException {
+        String prefix = lockName(target, "names");
+        int m = settings.distinctNames();
+        try (LockClient client = target.clients().get()) {
+            List<LockClient.Hold> holds = new ArrayList<>(m);
+            OptionalLong before = target.requestsNow();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < m; i++) {
+                holds.add(client.acquire(prefix + "-" + i, Duration.ZERO)
+                        .orElseThrow(() -> new IllegalStateException("distinct lock was not free")));
+            }
+            long t1 = System.nanoTime();
+            for (LockClient.Hold h : holds) {
+                h.release();
+            }
+            long t2 = System.nanoTime();
+            OptionalLong after = target.requestsNow();
+            Map<String, Double> v = new LinkedHashMap<>();
+            v.put("names", (double) m);
+            v.put("acquire_ops_per_s", m / ((t1 - t0) / 1e9));
+            v.put("release_ops_per_s", m / ((t2 - t1) / 1e9));
+            if (before.isPresent() && after.isPresent()) {
+                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong()) / (double) m);
+            }
+            return new Measurement(target.name(), Scenario.MANY_NAMES, v, null, null);
+        }
+    }
+
+    private Measurement renewal(ComparisonTarget target) throws InterruptedException {
+        if (target.requestsNow().isEmpty()) {
+            return new Measurement(
+                    target.name(), Scenario.RENEWAL, Map.of(), null, "server request count not available");
+        }
+        Map<String, Double> v = new LinkedHashMap<>();
+        v.put("requests_per_s_1_lock", holdAndCount(target, 1));
+        v.put("requests_per_s_n_locks", holdAndCount(target, settings.renewalLocks()));
+        v.put("n_locks", (double) settings.renewalLocks());
+        v.put("hold_s", settings.renewalHold().toMillis() / 1000.0);
+        return new Measurement(target.name(), Scenario.RENEWAL, v, null, null);
+    }
+
+    private double holdAndCount(ComparisonTarget target, int locks) throws InterruptedException {
+        String prefix = lockName(target, "renewal");
+        try (LockClient client = target.clients().get()) {
+            List<LockClient.Hold> holds = new ArrayList<>();
+            for (int i = 0; i < locks; i++) {
+                holds.add(client.acquire(prefix + "-" + i, Duration.ZERO).orElseThrow());
+            }
+            long before = target.requestsNow().orElseThrow();
+            long t0 = System.nanoTime();
+            Thread.sleep(settings.renewalHold().toMillis()); // holding is the scenario: we measure traffic over time
+            long after = target.requestsNow().orElseThrow();
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            for (LockClient.Hold h : holds) {
+                h.release();
+            }
+            return Math.max(0, after - before) / seconds;
+        }
+    }
+
+    private static List<LockClient> open(ComparisonTarget target, int n) {
+        List<LockClient> clients = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                clients.add(target.clients().get());
+            }
+            return clients;
+        } catch (RuntimeException e) {
+            closeAll(clients);
+            throw e;
+        }
+    }
+
+    private static void closeAll(List<LockClient> clients) {
+        for (LockClient c : clients) {
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // best effort
+            }
+        }
+    }
+
+    private static void joinAll(List<Thread> threads, Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        for (Thread t : threads) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.timedJoin(t, left);
+            }
+            if (t.isAlive()) {
+                throw new IllegalStateException("scenario thread " + t.getName() + " did not finish in " + max);
+            }
+        }
+    }
+
+    static Map<String, Double> latencies(long[] nanos) {
+        Map<String, Double> v = new LinkedHashMap<>();
+        if (nanos.length == 0) {
+            return v;
+        }
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        v.put("count", (double) sorted.length);
+        v.put("p50_us", pct(sorted, 0.50));
+        v.put("p90_us", pct(sorted, 0.90));
+        v.put("p99_us", pct(sorted, 0.99));
+        v.put("max_us", sorted[sorted.length - 1] / 1e3);
+        v.put("mean_us", Arrays.stream(sorted).average().orElse(0) / 1e3);
+        return v;
+    }
+
+    private static double pct(long[] sorted, double q) {
+        int idx = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, idx))] / 1e3;
+    }
+
+    private static List<Double> samples(long[] nanos) {
+        int step = Math.max(1, nanos.length / 500);
+        List<Double> out = new ArrayList<>();
+        for (int i = 0; i < nanos.length; i += step) {
+            out.add(nanos[i] / 1e3);
+        }
+        return out;
+    }
+}

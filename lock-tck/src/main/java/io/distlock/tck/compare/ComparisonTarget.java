@@ -1,0 +1,89 @@
+package io.distlock.tck.compare;
+
+import io.distlock.Capabilities;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+/**
+ * One contestant of a comparison: a way to open independent clients, plus what is known about the
+ * server it talks to.
+ *
+ * @param name label in tables and charts, for example {@code "redis"} or {@code "redisson RLock"}
+ * @param backend the backend family, for example {@code "redis"}; peers share it with ours
+ * @param peer {@code true} for a library other than distlock (marked as such in reports)
+ * @param clients opens a new independent client
+ * @param floor one raw request to the server (PING, a no-op read), the round-trip floor; may be null
+ * @param serverRequests total requests the server has served so far, read from the server's own
+ *     statistics, for counting round trips per operation; may be null. It must not count its own
+ *     reads (subtract them), so that two readings differ only by the traffic in between
+ * @param floorRequestsPerOperation how many round trips the protocol needs for one acquire+release
+ *     (the "floor" multiplier), or 0 if unknown
+ * @param serverVersion server version string for the report, or null
+ * @param capabilities what the backend declares (for the guarantee matrix); null for peers
+ */
+public record ComparisonTarget(
+        String name,
+        String backend,
+        boolean peer,
+        Supplier<LockClient> clients,
+        Runnable floor,
+        Supplier<OptionalLong> serverRequests,
+        int floorRequestsPerOperation,
+        String serverVersion,
+        Capabilities capabilities) {
+
+    public ComparisonTarget {
+        Objects.requireNonNull(name, "name must not be null");
+        Objects.requireNonNull(backend, "backend must not be null");
+        Objects.requireNonNull(clients, "clients must not be null");
+    }
+
+    /** A target with only a client factory. */
+    public static ComparisonTarget of(String name, String backend, Supplier<LockClient> clients) {
+        return new ComparisonTarget(name, backend, false, clients, null, null, 0, null, null);
+    }
+
+    public ComparisonTarget withFloor(Runnable floor, int requestsPerOperation) {
+        return new ComparisonTarget(
+                name, backend, peer, clients, floor, serverRequests, requestsPerOperation, serverVersion, capabilities);
+    }
+
+    public ComparisonTarget withServerRequests(Supplier<OptionalLong> counter) {
+        return new ComparisonTarget(
+                name, backend, peer, clients, floor, counter, floorRequestsPerOperation, serverVersion, capabilities);
+    }
+
+    public ComparisonTarget withServerVersion(String version) {
+        return new ComparisonTarget(
+                name, backend, peer, clients, floor, serverRequests, floorRequestsPerOperation, version, capabilities);
+    }
+
+    /** This target marked as a peer (another library), for side-by-side rows. */
+    public ComparisonTarget asPeer() {
+        return new ComparisonTarget(
+                name,
+                backend,
+                true,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                serverVersion,
+                capabilities);
+    }
+
+    public ComparisonTarget withCapabilities(Capabilities caps) {
+        return new ComparisonTarget(
+                name, backend, peer, clients, floor, serverRequests, floorRequestsPerOperation, serverVersion, caps);
+    }
+
+    OptionalLong requestsNow() {
+        return serverRequests == null ? OptionalLong.empty() : serverRequests.get();
+    }
+
+    Optional<Runnable> floorProbe() {
+        return Optional.ofNullable(floor);
+    }
+}

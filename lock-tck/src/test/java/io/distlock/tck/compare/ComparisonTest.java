@@ -1,0 +1,137 @@
+package io.distlock.tck.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.LockOptions;
+import io.distlock.memory.MemoryLockProvider;
+import io.distlock.memory.MemoryLockServer;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class ComparisonTest {
+
+    private static ComparisonTarget mem(String name) {
+        MemoryLockServer server = MemoryLockServer.create();
+        return ComparisonTarget.of(
+                        name,
+                        "mem",
+                        () -> LockClient.of(MemoryLockProvider.builder()
+                                .server(server)
+                                .options(LockOptions.builder()
+                                        .leaseTime(Duration.ofMillis(600))
+                                        .build())
+                                .build()))
+                .withFloor(server::requests, 2)
+                .withServerRequests(() -> OptionalLong.of(server.requests()))
+                .withCapabilities(MemoryLockProvider.create().capabilities());
+    }
+
+    /** A "lock" that never excludes anyone: the contended scenario must see lost updates. */
+    private static ComparisonTarget broken() {
+        return ComparisonTarget.of("no-lock", "none", () -> new LockClient() {
+                    @Override
+                    public Optional<Hold> acquire(String name, Duration maxWait) {
+                        return Optional.of(() -> {});
+                    }
+
+                    @Override
+                    public void close() {}
+                })
+                .asPeer();
+    }
+
+    @Test
+    void run_quickSettings_everyScenarioMeasuredForEveryTarget() {
+        CopyOnWriteArrayList<String> progress = new CopyOnWriteArrayList<>();
+        ComparisonSettings settings = ComparisonSettings.quick().withContendedDuration(Duration.ofMillis(500));
+        ComparisonResult r = Comparison.of(settings)
+                .target(mem("mem"))
+                .progress(progress::add)
+                .run();
+
+        for (Scenario s : Scenario.values()) {
+            assertThat(r.find("mem", s))
+                    .as(s.name())
+                    .hasValueSatisfying(m -> assertThat(m.note()).isNull());
+        }
+        assertThat(r.value("mem", Scenario.UNCONTENDED, "p50_us")).isPositive();
+        // mem: one request to acquire, one to release
+        assertThat(r.value("mem", Scenario.UNCONTENDED, "round_trips_per_op")).isBetween(1.9, 2.1);
+        assertThat(r.value("mem", Scenario.CONTENDED, "lost_updates")).isZero();
+        assertThat(r.value("mem", Scenario.CONTENDED, "acquisitions")).isPositive();
+        assertThat(r.value("mem", Scenario.HANDOFF_1, "count")).isEqualTo(settings.handoffRounds());
+        assertThat(r.value("mem", Scenario.HANDOFF_MANY, "waiters")).isEqualTo(settings.manyWaiters());
+        // 600 ms lease renewed every 200 ms: about 5 requests/s per held lock, so N locks cost N times more
+        double one = r.value("mem", Scenario.RENEWAL, "requests_per_s_1_lock");
+        double many = r.value("mem", Scenario.RENEWAL, "requests_per_s_n_locks");
+        assertThat(one).isBetween(2.0, 8.0);
+        assertThat(many).isGreaterThan(one * 3);
+        assertThat(progress).hasSize(Scenario.values().length).allMatch(l -> l.contains("mem"));
+    }
+
+    @Test
+    void run_brokenLock_lostUpdatesReported() {
+        ComparisonSettings settings = ComparisonSettings.quick()
+                .withScenarios(EnumSet.of(Scenario.CONTENDED))
+                .withContendedDuration(Duration.ofMillis(300));
+        ComparisonResult r = Comparison.of(settings).target(broken()).run();
+        assertThat(r.value("no-lock", Scenario.CONTENDED, "lost_updates")).isPositive();
+    }
+
+    @Test
+    void reports_containEveryTargetChartAndValidJsonShape() {
+        ComparisonSettings settings = ComparisonSettings.quick()
+                .withScenarios(EnumSet.of(Scenario.FLOOR, Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.HANDOFF_1))
+                .withContendedDuration(Duration.ofMillis(200));
+        ComparisonResult r = Comparison.of(settings)
+                .target(mem("mem \"quoted\" <b>"))
+                .target(broken())
+                .run();
+        String json = r.toJson();
+        assertThat(json)
+                .contains(
+                        "\"environment\"",
+                        "\"measurements\"",
+                        "\"targets\"",
+                        "\"peer\": true",
+                        "\"fencing\": \"GLOBALLY_MONOTONIC\"",
+                        "mem \\\"quoted\\\" \\u003cb\\u003e");
+        assertThat(json.chars().filter(c -> c == '{').count())
+                .isEqualTo(json.chars().filter(c -> c == '}').count());
+        String html = r.toHtml();
+        assertThat(html)
+                .contains(
+                        "id=\"chart-uncontended\"",
+                        "id=\"chart-throughput\"",
+                        "id=\"chart-handoff\"",
+                        "id=\"chart-roundtrips\"",
+                        "id=\"chart-distribution\"",
+                        "id=\"guarantees\"",
+                        "(peer)");
+        assertThat(html).doesNotContain("<b>").contains("&lt;b&gt;");
+        assertThat(r.toMarkdown()).contains("| no-lock *(peer)* |");
+    }
+
+    @Test
+    void value_missingMetric_namesWhatIsMissing() {
+        ComparisonResult r = Comparison.of(ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.FLOOR)))
+                .target(broken())
+                .run();
+        assertThatThrownBy(() -> r.value("no-lock", Scenario.FLOOR, "p50_us"))
+                .hasMessageContaining("no metric 'p50_us'")
+                .hasMessageContaining("no raw round-trip probe");
+        assertThatThrownBy(() -> r.value("other", Scenario.FLOOR, "p50_us")).hasMessageContaining("target 'other'");
+    }
+
+    @Test
+    void settings_badValues_rejectedNamingArgument() {
+        assertThatThrownBy(() -> ComparisonSettings.quick().withContendedClients(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("contendedClients must be positive");
+    }
+}
