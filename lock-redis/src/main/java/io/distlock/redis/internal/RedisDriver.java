@@ -225,7 +225,7 @@ public final class RedisDriver implements LockDriver {
         private final String tokenKey;
         private final String channel;
         private Subscriber.Channel interest;
-        private long seenGeneration;
+        private long seenEpoch;
         private long holderTtlNanos;
 
         RedisContender(AcquireContext ctx) {
@@ -242,7 +242,7 @@ public final class RedisDriver implements LockDriver {
                 throw new IllegalStateException("provider is closed (lock '" + name + "', backend redis)");
             }
             if (interest != null) {
-                seenGeneration = subscriber.generation(interest);
+                seenEpoch = subscriber.epoch(interest);
             }
             String owner = newOwner();
             long sentAt = ctx.ticker().read();
@@ -304,7 +304,7 @@ public final class RedisDriver implements LockDriver {
                 wait = Math.min(wait, UNCONFIRMED_POLL_NANOS);
             }
             long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
-            subscriber.awaitMessage(interest, seenGeneration, until);
+            subscriber.awaitWakeUp(interest, seenEpoch, until);
         }
 
         @Override

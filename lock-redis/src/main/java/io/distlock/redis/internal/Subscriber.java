@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPubSub;
@@ -21,12 +23,16 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>A daemon thread ({@code distlock-redis-subscriber-N}) runs a Jedis pub/sub loop that is always
  * subscribed to a private control channel, plus one channel per lock name that has waiters,
  * reference-counted: the first waiter of a name subscribes, the last one to leave unsubscribes.
- * Every message on a channel increments that channel's generation and wakes its waiters. When the
- * connection drops, the thread reconnects with a backoff, resubscribes and bumps every generation
- * (messages may have been missed meanwhile, so every waiter retries once).
  *
- * <p>All sends on the connection happen under this object's monitor, together with the reference
- * count changes, so the order on the wire matches the order of the state changes.
+ * <p>A release message adds one wake-up permit to its channel and wakes <em>one</em> waiting thread,
+ * which takes the permit and tries to acquire: a release does not send every waiter of this JVM to
+ * the server at once (no thundering herd). The woken thread always makes its attempt (the engine
+ * retries right after the wait returns); if it loses to another client, that client's release
+ * publishes again. Events that may have hidden a release (subscription confirmed, reconnection)
+ * advance the channel's epoch and wake all its waiters once.
+ *
+ * <p>All sends on the connection happen under {@link #lock}, together with the reference count
+ * changes, so the order on the wire matches the order of the state changes.
  */
 final class Subscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Subscriber.class);
@@ -37,19 +43,28 @@ final class Subscriber implements AutoCloseable {
     private final Ticker ticker;
     private final String controlChannel;
     private final Thread thread;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition stateChanged = lock.newCondition(); // confirmations, close, backoff
     private final Map<String, Channel> channels = new HashMap<>();
     private PubSub active; // subscribed and confirmed; null while (re)connecting
     private boolean closed;
 
-    /** Per-channel state; guarded by the subscriber's monitor. */
-    static final class Channel {
+    /** Per-channel state; guarded by {@link #lock}. */
+    final class Channel {
         final String name;
+        final Condition wake = lock.newCondition();
         int refs;
-        long generation;
+        long permits;
+        long epoch;
         boolean confirmed;
 
         Channel(String name) {
             this.name = name;
+        }
+
+        void broadcast() {
+            epoch++;
+            wake.signalAll();
         }
     }
 
@@ -68,82 +83,124 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** Registers one waiter's interest in {@code channel}; subscribes if it is the first. */
-    synchronized Channel register(String channel) {
-        Channel ch = channels.computeIfAbsent(channel, Channel::new);
-        ch.refs++;
-        if (ch.refs == 1 && active != null) {
-            try {
-                active.subscribe(channel);
-            } catch (RuntimeException e) {
-                // the loop notices the broken connection, reconnects and subscribes everything
-                log.debug("distlock.redis.subscribe_failed channel={}", channel, e);
+    Channel register(String channel) {
+        lock.lock();
+        try {
+            Channel ch = channels.computeIfAbsent(channel, Channel::new);
+            ch.refs++;
+            if (ch.refs == 1 && active != null) {
+                try {
+                    active.subscribe(channel);
+                } catch (RuntimeException e) {
+                    // the loop notices the broken connection, reconnects and subscribes everything
+                    log.debug("distlock.redis.subscribe_failed channel={}", channel, e);
+                }
             }
+            return ch;
+        } finally {
+            lock.unlock();
         }
-        return ch;
     }
 
     /** Removes one waiter's interest; unsubscribes when it was the last one. */
-    synchronized void unregister(Channel ch) {
-        if (ch.refs <= 0) {
-            return;
-        }
-        ch.refs--;
-        if (ch.refs == 0) {
-            channels.remove(ch.name);
-            if (active != null) {
-                try {
-                    active.unsubscribe(ch.name);
-                } catch (RuntimeException e) {
-                    log.debug("distlock.redis.unsubscribe_failed channel={}", ch.name, e);
-                }
+    void unregister(Channel ch) {
+        lock.lock();
+        try {
+            if (ch.refs <= 0) {
+                return;
             }
+            ch.refs--;
+            if (ch.refs == 0) {
+                channels.remove(ch.name);
+                if (active != null) {
+                    try {
+                        active.unsubscribe(ch.name);
+                    } catch (RuntimeException e) {
+                        log.debug("distlock.redis.unsubscribe_failed channel={}", ch.name, e);
+                    }
+                }
+            } else if (ch.permits > 0) {
+                // a permit may have been meant for the waiter that left: hand it on
+                ch.wake.signal();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** The channel's current generation (take it before the attempt whose failure you will wait on). */
-    synchronized long generation(Channel ch) {
-        return ch.generation;
+    /** The channel's epoch (take it before the attempt whose failure you will wait on). */
+    long epoch(Channel ch) {
+        lock.lock();
+        try {
+            return ch.epoch;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Waits until the server confirmed the subscription, the deadline passes, or close. */
-    synchronized boolean awaitConfirmed(Channel ch, long deadlineNanos) throws InterruptedException {
-        while (!ch.confirmed && !closed) {
-            long left = Deadlines.remaining(ticker, deadlineNanos);
-            if (left <= 0) {
-                return false;
+    boolean awaitConfirmed(Channel ch, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (!ch.confirmed && !closed) {
+                long left = Deadlines.remaining(ticker, deadlineNanos);
+                if (left <= 0) {
+                    return false;
+                }
+                stateChanged.awaitNanos(left);
             }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+            return ch.confirmed;
+        } finally {
+            lock.unlock();
         }
-        return ch.confirmed;
     }
 
     /** Whether the subscription is confirmed and the connection up. */
-    synchronized boolean isConfirmed(Channel ch) {
-        return ch.confirmed && active != null;
+    boolean isConfirmed(Channel ch) {
+        lock.lock();
+        try {
+            return ch.confirmed && active != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
-     * Waits until a message arrived on {@code ch} after generation {@code seen}, the deadline passes,
-     * or close.
+     * Waits until a wake-up permit is available on {@code ch} (and takes it), the channel's epoch
+     * moves past {@code seenEpoch}, the deadline passes, or close.
      */
-    synchronized void awaitMessage(Channel ch, long seen, long deadlineNanos) throws InterruptedException {
-        while (ch.generation == seen && !closed) {
-            long left = Deadlines.remaining(ticker, deadlineNanos);
-            if (left <= 0) {
-                return;
+    void awaitWakeUp(Channel ch, long seenEpoch, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (ch.permits == 0 && ch.epoch == seenEpoch && !closed) {
+                long left = Deadlines.remaining(ticker, deadlineNanos);
+                if (left <= 0) {
+                    return;
+                }
+                ch.wake.awaitNanos(left);
             }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+            if (ch.permits > 0) {
+                ch.permits--;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Number of channels with waiters (for tests). */
-    synchronized int channelCount() {
-        return channels.size();
+    int channelCount() {
+        lock.lock();
+        try {
+            return channels.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     public void close() {
-        synchronized (this) {
+        lock.lock();
+        try {
             if (closed) {
                 return;
             }
@@ -155,7 +212,10 @@ final class Subscriber implements AutoCloseable {
                     log.debug("distlock.redis.subscriber_close_unsubscribe_failed", e);
                 }
             }
-            notifyAll();
+            stateChanged.signalAll();
+            channels.values().forEach(Channel::broadcast);
+        } finally {
+            lock.unlock();
         }
         try {
             thread.join(TimeUnit.SECONDS.toMillis(5));
@@ -167,14 +227,18 @@ final class Subscriber implements AutoCloseable {
         }
     }
 
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void run() {
         long backoff = 10;
-        while (true) {
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-            }
+        while (!isClosed()) {
             PubSub ps = new PubSub();
             try {
                 client.subscribe(ps, controlChannel); // blocks until every channel is unsubscribed
@@ -182,24 +246,27 @@ final class Subscriber implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.debug("distlock.redis.subscriber_disconnected thread={}", thread.getName(), e);
             } finally {
-                synchronized (this) {
+                lock.lock();
+                try {
                     active = null;
                     for (Channel ch : channels.values()) {
                         ch.confirmed = false;
-                        ch.generation++; // messages may have been missed: every waiter retries
+                        ch.broadcast(); // messages may have been missed: every waiter retries once
                     }
-                    notifyAll();
+                } finally {
+                    lock.unlock();
                 }
             }
-            synchronized (this) {
+            lock.lock();
+            try {
                 if (closed) {
                     return;
                 }
-                try {
-                    TimeUnit.MILLISECONDS.timedWait(this, backoff);
-                } catch (InterruptedException e) {
-                    return;
-                }
+                stateChanged.await(backoff, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                lock.unlock();
             }
             backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
         }
@@ -208,7 +275,8 @@ final class Subscriber implements AutoCloseable {
     private final class PubSub extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
-            synchronized (Subscriber.this) {
+            lock.lock();
+            try {
                 if (channel.equals(controlChannel)) {
                     if (closed) {
                         unsubscribe();
@@ -224,21 +292,26 @@ final class Subscriber implements AutoCloseable {
                 Channel ch = channels.get(channel);
                 if (ch != null) {
                     ch.confirmed = true;
+                    stateChanged.signalAll();
                     // a release may have happened before the subscription took effect: retry once
-                    ch.generation++;
-                    Subscriber.this.notifyAll();
+                    ch.broadcast();
                 }
+            } finally {
+                lock.unlock();
             }
         }
 
         @Override
         public void onMessage(String channel, String message) {
-            synchronized (Subscriber.this) {
+            lock.lock();
+            try {
                 Channel ch = channels.get(channel);
                 if (ch != null) {
-                    ch.generation++;
-                    Subscriber.this.notifyAll();
+                    ch.permits++;
+                    ch.wake.signal();
                 }
+            } finally {
+                lock.unlock();
             }
         }
     }
