@@ -313,22 +313,45 @@ class RedisLockProviderIT {
         }
     }
 
+    private static long distlockRedisThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> t.getName().startsWith("distlock-redis-"))
+                .count();
+    }
+
     @Test
     void close_providerWithConnections_leavesNoConnectionsOrThreads() {
         int before = fixture.serverConnectionCount();
+        long threadsBefore = distlockRedisThreads();
         RedisLockProvider p = RedisLockProvider.builder()
                 .standalone(fixture.server().host(), fixture.server().port())
                 .build();
         p.lock(name).tryAcquire().orElseThrow();
+        assertThat(distlockRedisThreads()).isGreaterThan(threadsBefore);
         p.close();
         await().atMost(Duration.ofSeconds(5)).until(() -> fixture.serverConnectionCount() == before);
-        assertThat(Thread.getAllStackTraces().keySet().stream()
-                        .filter(Thread::isAlive)
-                        .map(Thread::getName)
-                        .filter(n -> n.startsWith("distlock-redis-"))
-                        .count())
-                .as("threads left: %s", Thread.getAllStackTraces().keySet())
-                .isLessThanOrEqualTo(clients.size() * 3L);
+        await().atMost(Duration.ofSeconds(5)).until(() -> distlockRedisThreads() == threadsBefore);
+        try (Jedis admin = admin()) {
+            assertThat(admin.exists(p.lockKey(name)))
+                    .as("close released the held lease")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void tryAcquire_serverScriptCacheFlushed_fallsBackToEvalAndWorks() {
+        RedisLockProvider a = client(Duration.ofSeconds(5));
+        a.lock(name).tryAcquire().orElseThrow().release();
+        try (Jedis admin = admin()) {
+            admin.scriptFlush();
+        }
+        try (Lease lease = a.lock(name).tryAcquire().orElseThrow()) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        try (Jedis admin = admin()) {
+            assertThat(admin.exists(a.lockKey(name))).isFalse();
+        }
     }
 
     @Test
