@@ -1,0 +1,194 @@
+package io.distlock.tck.servers;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A MariaDB 10.11 server with a fresh data directory ({@code mariadb-install-db}) on a free loopback
+ * port, a database {@value #DATABASE} and a TCP user {@value #USER} with a password, all privileges
+ * on it. Test speed: {@code --innodb-flush-log-at-trx-commit=2 --skip-log-bin}; durable mode flushes
+ * at every commit. Ready when {@code SELECT 1} over TCP answers.
+ *
+ * <pre>{@code
+ * try (MariaDbServer db = MariaDbServer.start();
+ *         Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off.
+ */
+public final class MariaDbServer implements TestServer {
+    public static final String DATABASE = "distlock_test";
+    public static final String USER = "distlock";
+    private static final String PASSWORD = "distlock-test-pw";
+
+    private final ServerProcess delegate;
+
+    private MariaDbServer(ServerProcess delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Starts a test-speed server. */
+    public static MariaDbServer start() {
+        return start(false);
+    }
+
+    /** Starts a server, flushing at every commit if {@code durable}. */
+    public static MariaDbServer start(boolean durable) {
+        Path mariadbd = Binaries.require("mariadb-server", "mariadbd", "/usr/sbin/mariadbd");
+        Path installDb = Binaries.require("mariadb-server", "mariadb-install-db", "/usr/bin/mariadb-install-db");
+        boolean root = "root".equals(System.getProperty("user.name"));
+        return new MariaDbServer(ServerProcess.startWithRetry(() -> new ServerProcess(
+                "mariadb",
+                ServerDirs.create("mariadb"),
+                Ports.free(),
+                s -> {
+                    List<String> c = new ArrayList<>(List.of(
+                            mariadbd.toString(),
+                            "--no-defaults",
+                            "--datadir=" + s.dir().resolve("data"),
+                            "--socket=" + s.dir().resolve("mariadbd.sock"),
+                            "--pid-file=" + s.dir().resolve("mariadbd.pid"),
+                            "--port=" + s.port(),
+                            "--bind-address=127.0.0.1",
+                            "--skip-name-resolve",
+                            "--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "2"),
+                            "--skip-log-bin",
+                            "--innodb-buffer-pool-size=64M",
+                            "--performance-schema=OFF",
+                            "--max-connections=300"));
+                    if (root) {
+                        c.add("--user=root");
+                    }
+                    return c;
+                },
+                s -> {
+                    try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
+                            Statement st = c.createStatement()) {
+                        return st.execute("SELECT 1");
+                    }
+                },
+                s -> {
+                    List<String> c = new ArrayList<>(List.of(
+                            installDb.toString(),
+                            "--no-defaults",
+                            "--datadir=" + s.dir().resolve("data"),
+                            "--auth-root-authentication-method=normal",
+                            "--skip-test-db"));
+                    if (root) {
+                        c.add("--user=root");
+                    }
+                    Process p = new ProcessBuilder(c)
+                            .directory(s.dir().toFile())
+                            .redirectErrorStream(true)
+                            .redirectOutput(s.dir().resolve("install-db.log").toFile())
+                            .start();
+                    if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                        p.destroyForcibly();
+                        throw new ServerStartException("mariadb-install-db failed: "
+                                + SupervisedProcess.tail(s.dir().resolve("install-db.log"), 3000));
+                    }
+                },
+                s -> {
+                    try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
+                            Statement st = c.createStatement()) {
+                        st.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
+                        st.execute("CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "'");
+                        st.execute("GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%'");
+                        // connection killing (expireLease hooks) and server status for tests
+                        st.execute("GRANT PROCESS, CONNECTION ADMIN ON *.* TO '" + USER + "'@'%'");
+                    }
+                },
+                Duration.ofSeconds(60),
+                Map.of())));
+    }
+
+    private static String rootUrl(int port) {
+        return "jdbc:mysql://127.0.0.1:" + port + "/?sslMode=DISABLED&connectTimeout=2000&socketTimeout=10000";
+    }
+
+    /** {@code jdbc:mysql://127.0.0.1:port/distlock_test?sslMode=DISABLED&allowPublicKeyRetrieval=true}. */
+    public String jdbcUrl() {
+        return "jdbc:mysql://" + address() + "/" + DATABASE + "?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+    }
+
+    /** {@code mysql://distlock@127.0.0.1:port/distlock_test}, the lock-mysql-skiplocked URI (without password). */
+    public String uri() {
+        return "mysql://" + USER + "@" + address() + "/" + DATABASE;
+    }
+
+    public String user() {
+        return USER;
+    }
+
+    public String password() {
+        return PASSWORD;
+    }
+
+    public String database() {
+        return DATABASE;
+    }
+
+    /** A new connection as {@link #user()}. */
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+    }
+
+    @Override
+    public String host() {
+        return delegate.host();
+    }
+
+    @Override
+    public int port() {
+        return delegate.port();
+    }
+
+    @Override
+    public long pid() {
+        return delegate.pid();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return delegate.isRunning();
+    }
+
+    @Override
+    public void kill() {
+        delegate.kill();
+    }
+
+    @Override
+    public void pause() {
+        delegate.pause();
+    }
+
+    @Override
+    public void resume() {
+        delegate.resume();
+    }
+
+    @Override
+    public void restart(boolean keepData) {
+        delegate.restart(keepData);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+}

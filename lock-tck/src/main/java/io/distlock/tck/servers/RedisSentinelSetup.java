@@ -1,0 +1,207 @@
+package io.distlock.tck.servers;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A Redis master with one replica, watched by three sentinels (quorum 2, {@code
+ * down-after-milliseconds} 1000, {@code failover-timeout} 5000), all local test-speed processes.
+ *
+ * <pre>{@code
+ * try (RedisSentinelSetup s = RedisSentinelSetup.start()) {
+ *     LockProviders.open("redis-sentinel://" + s.sentinelAddresses() + "/" + s.masterName());
+ *     s.failover();   // kills the master; returns when a sentinel reports the replica promoted
+ * }
+ * }</pre>
+ *
+ * Replication is asynchronous: a write acknowledged by the master just before it dies may be
+ * missing on the promoted replica — the failover case this setup exists to test.
+ */
+public final class RedisSentinelSetup implements AutoCloseable {
+    public static final String MASTER_NAME = "distlock-master";
+
+    private final RedisServer first;
+    private final RedisServer second;
+    private final List<TestServer> sentinels;
+    private volatile RedisServer master;
+
+    private RedisSentinelSetup(RedisServer master, RedisServer replica, List<TestServer> sentinels) {
+        this.first = master;
+        this.second = replica;
+        this.master = master;
+        this.sentinels = List.copyOf(sentinels);
+    }
+
+    /** Starts the master, the replica (in sync) and the sentinels (each knowing the others). */
+    public static RedisSentinelSetup start() {
+        List<AutoCloseable> started = new ArrayList<>();
+        try {
+            RedisServer master =
+                    RedisServer.builder().local().kind("redis-master").start();
+            started.add(master);
+            RedisServer replica = RedisServer.builder()
+                    .local()
+                    .kind("redis-replica")
+                    .args("--replicaof", master.host(), Integer.toString(master.port()))
+                    .start();
+            started.add(replica);
+            Probes.await(
+                    "replica " + replica.address() + " in sync",
+                    Duration.ofSeconds(20),
+                    null,
+                    () -> replica.call("INFO", "replication").contains("master_link_status:up"));
+            Path binary = Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel");
+            List<TestServer> sentinels = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                TestServer s = sentinel(binary, master.port());
+                started.add(s);
+                sentinels.add(s);
+            }
+            RedisSentinelSetup setup = new RedisSentinelSetup(master, replica, sentinels);
+            for (TestServer s : sentinels) {
+                Probes.await(
+                        "sentinel " + s.address() + " to know the replica and 2 other sentinels",
+                        Duration.ofSeconds(30),
+                        null,
+                        () -> {
+                            Object replicas = Probes.redis(s.host(), s.port(), "SENTINEL", "REPLICAS", MASTER_NAME);
+                            Object others = Probes.redis(s.host(), s.port(), "SENTINEL", "SENTINELS", MASTER_NAME);
+                            return replicas instanceof List
+                                    && ((List<?>) replicas).size() == 1
+                                    && others instanceof List
+                                    && ((List<?>) others).size() == 2;
+                        });
+            }
+            return setup;
+        } catch (RuntimeException e) {
+            started.forEach(c -> RedisServers.closeQuietly(c, e));
+            throw e;
+        }
+    }
+
+    private static TestServer sentinel(Path binary, int masterPort) {
+        return ServerProcess.startWithRetry(() -> new ServerProcess(
+                "redis-sentinel",
+                ServerDirs.create("redis-sentinel"),
+                Ports.free(),
+                s -> List.of(binary.toString(), s.dir().resolve("sentinel.conf").toString()),
+                s -> "PONG".equals(Probes.redisString(s.host(), s.port(), "PING")),
+                s -> Files.writeString(
+                        s.dir().resolve("sentinel.conf"),
+                        String.join(
+                                "\n",
+                                "port " + s.port(),
+                                "bind 127.0.0.1",
+                                "protected-mode no",
+                                "daemonize no",
+                                "dir " + s.dir(),
+                                "sentinel resolve-hostnames no",
+                                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + masterPort + " 2",
+                                "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+                                "sentinel failover-timeout " + MASTER_NAME + " 5000",
+                                "sentinel parallel-syncs " + MASTER_NAME + " 1",
+                                ""),
+                        StandardCharsets.US_ASCII),
+                null,
+                Duration.ofSeconds(20),
+                Map.of()));
+    }
+
+    /** The name the sentinels monitor the master under. */
+    public String masterName() {
+        return MASTER_NAME;
+    }
+
+    /** The current master (after {@link #failover()}, the promoted server). */
+    public RedisServer master() {
+        return master;
+    }
+
+    /** The current replica (after {@link #failover()}, the killed old master). */
+    public RedisServer replica() {
+        return master == first ? second : first;
+    }
+
+    public List<TestServer> sentinels() {
+        return sentinels;
+    }
+
+    /** {@code host:port,host:port,host:port} of the sentinels. */
+    public String sentinelAddresses() {
+        return sentinels.stream().map(TestServer::address).collect(Collectors.joining(","));
+    }
+
+    /** The master address a running sentinel reports now ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}). */
+    public String reportedMasterAddress() throws IOException {
+        IOException failure = null;
+        for (TestServer s : sentinels) {
+            if (!s.isRunning()) {
+                continue;
+            }
+            try {
+                Object r = Probes.redis(s.host(), s.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+                if (r instanceof List && ((List<?>) r).size() == 2) {
+                    return ((List<?>) r).get(0) + ":" + ((List<?>) r).get(1);
+                }
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        throw failure != null ? failure : new IOException("no sentinel answers");
+    }
+
+    /**
+     * Kills the master (SIGKILL) and waits until the sentinels report the replica as master and the
+     * replica says {@code role:master}. The killed server stays down; {@code replica().restart(...)}
+     * brings it back, and the sentinels reconfigure it as a replica of the new master.
+     *
+     * @return the promoted server
+     */
+    public RedisServer failover() {
+        return failover(Duration.ofSeconds(30));
+    }
+
+    /** {@link #failover()} with a bound. */
+    public synchronized RedisServer failover(Duration timeout) {
+        RedisServer old = master;
+        RedisServer promoted = old == first ? second : first;
+        old.kill();
+        Probes.await(
+                "sentinels to promote " + promoted.address(),
+                timeout,
+                null,
+                () -> reportedMasterAddress().equals(promoted.address())
+                        && promoted.call("ROLE").startsWith("[master"));
+        master = promoted;
+        return promoted;
+    }
+
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        List<AutoCloseable> all = new ArrayList<>(sentinels);
+        all.add(first);
+        all.add(second);
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("closing the sentinel setup failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

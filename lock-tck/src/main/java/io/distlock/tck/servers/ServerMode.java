@@ -1,0 +1,69 @@
+package io.distlock.tck.servers;
+
+import java.util.Locale;
+
+/**
+ * How launchers start servers, chosen by system property {@code distlock.servers} (or environment
+ * variable {@code DISTLOCK_SERVERS}).
+ *
+ * <ul>
+ *   <li>{@code local} (default): local binaries from the Debian packages.
+ *   <li>{@code docker}: containers through Testcontainers, with host networking on free loopback
+ *       ports, for the kinds that support it (Redis standalone and etcd single member); other kinds
+ *       still start locally. Images from {@code distlock.image.redis} (default {@value
+ *       #DEFAULT_REDIS_IMAGE}) and {@code distlock.image.etcd} (default {@value #DEFAULT_ETCD_IMAGE}).
+ *   <li>{@code auto}: docker if a Docker engine answers, else local.
+ * </ul>
+ */
+public enum ServerMode {
+    LOCAL,
+    DOCKER,
+    AUTO;
+
+    public static final String PROPERTY = "distlock.servers";
+    public static final String REDIS_IMAGE_PROPERTY = "distlock.image.redis";
+    public static final String ETCD_IMAGE_PROPERTY = "distlock.image.etcd";
+    public static final String DEFAULT_REDIS_IMAGE = "redis:7.0";
+    public static final String DEFAULT_ETCD_IMAGE = "quay.io/coreos/etcd:v3.4.23";
+
+    private static volatile Boolean dockerUsable;
+
+    /** The configured mode. */
+    public static ServerMode configured() {
+        String value = System.getProperty(PROPERTY, System.getenv("DISTLOCK_SERVERS"));
+        if (value == null || value.isBlank()) {
+            return LOCAL;
+        }
+        try {
+            return valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    PROPERTY + " must be one of local, docker, auto (was '" + value + "')", e);
+        }
+    }
+
+    /** Whether servers that can run in containers should, under the configured mode. */
+    public static boolean useDocker() {
+        switch (configured()) {
+            case DOCKER:
+                return true;
+            case AUTO:
+                Boolean usable = dockerUsable;
+                if (usable == null) {
+                    usable = DockerServers.isDockerUsable();
+                    dockerUsable = usable;
+                }
+                return usable;
+            default:
+                return false;
+        }
+    }
+
+    static String redisImage() {
+        return System.getProperty(REDIS_IMAGE_PROPERTY, DEFAULT_REDIS_IMAGE);
+    }
+
+    static String etcdImage() {
+        return System.getProperty(ETCD_IMAGE_PROPERTY, DEFAULT_ETCD_IMAGE);
+    }
+}

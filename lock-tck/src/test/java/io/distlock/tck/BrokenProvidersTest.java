@@ -1,0 +1,111 @@
+package io.distlock.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * The TCK proves itself: run against each deliberately broken provider, it fails exactly the rules
+ * that should catch the bug, each with a message that names the rule. (The same toy backend without
+ * bugs passes everything: {@link ToyLockProviderTckTest}.)
+ */
+class BrokenProvidersTest {
+    private static final Pattern RULE = Pattern.compile("^(TCK-\\d+\\.\\d+) .*");
+
+    /**
+     * Each broken provider, the rules that must catch it, and rules that may also catch it depending
+     * on timing (the forgetful lease of {@code ValidAfterLostTck} overstates its validity by only a
+     * few milliseconds right after acquisition, which TCK-7.1's history check sees only when the next
+     * holder is that quick).
+     */
+    static Stream<Arguments> brokenProviders() {
+        return Stream.of(
+                Arguments.of(BrokenProviders.ReleaseIgnoresOwnerTck.class, Set.of("TCK-6.1"), Set.of()),
+                Arguments.of(BrokenProviders.NoTtlTck.class, Set.of("TCK-7.1", "TCK-7.3"), Set.of()),
+                Arguments.of(BrokenProviders.RenewIgnoresOwnerTck.class, Set.of("TCK-6.2", "TCK-8.1"), Set.of()),
+                Arguments.of(
+                        BrokenProviders.ClientSideTokensTck.class,
+                        Set.of("TCK-5.2", "TCK-7.1", "TCK-9.1", "TCK-9.2", "TCK-9.3"),
+                        Set.of()),
+                Arguments.of(
+                        BrokenProviders.ValidAfterLostTck.class,
+                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2", "TCK-10.2"),
+                        Set.of("TCK-7.1")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenProviders")
+    void tck_brokenProvider_failsExactlyTheRulesThatCatchTheBug(
+            Class<?> tck, Set<String> expected, Set<String> mayAlsoFail) {
+        Map<String, String> failed = new ConcurrentHashMap<>();
+        Map<String, String> skipped = new ConcurrentHashMap<>();
+        Set<String> passed = ConcurrentHashMap.newKeySet();
+        TestExecutionListener listener = new TestExecutionListener() {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                if (!id.isTest()) {
+                    result.getThrowable().ifPresent(t -> failed.put(id.getDisplayName(), String.valueOf(t)));
+                    return;
+                }
+                String rule = rule(id.getDisplayName());
+                switch (result.getStatus()) {
+                    case SUCCESSFUL -> passed.add(rule);
+                    case ABORTED ->
+                        skipped.put(
+                                rule,
+                                result.getThrowable().map(Throwable::getMessage).orElse(""));
+                    case FAILED ->
+                        failed.put(
+                                rule, result.getThrowable().map(String::valueOf).orElse(""));
+                }
+            }
+
+            @Override
+            public void executionSkipped(TestIdentifier id, String reason) {
+                skipped.put(rule(id.getDisplayName()), reason);
+            }
+        };
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(tck))
+                .build();
+        Launcher launcher = LauncherFactory.create();
+        launcher.execute(request, listener);
+
+        Set<String> allowed = new TreeSet<>(expected);
+        allowed.addAll(mayAlsoFail);
+        assertThat(new TreeSet<>(failed.keySet()))
+                .as("rules failed by %s (messages: %s)", tck.getSimpleName(), new TreeMap<>(failed))
+                .containsAll(expected)
+                .isSubsetOf(allowed);
+        failed.forEach((rule, message) -> assertThat(message)
+                .as("failure message of %s names the rule", rule)
+                .contains(rule));
+        assertThat(skipped).as("only hook-less rules are skipped").containsOnlyKeys("TCK-3.5");
+        assertThat(passed.size() + failed.size() + skipped.size())
+                .as("every rule ran")
+                .isGreaterThanOrEqualTo(30);
+    }
+
+    private static String rule(String displayName) {
+        Matcher m = RULE.matcher(displayName);
+        return m.matches() ? m.group(1) : displayName;
+    }
+}

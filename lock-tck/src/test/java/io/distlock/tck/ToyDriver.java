@@ -1,0 +1,143 @@
+package io.distlock.tck;
+
+import io.distlock.Capabilities;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A driver of {@link ToyLockServer}, correct unless given bugs. */
+final class ToyDriver implements LockDriver {
+
+    /** Ways to break a lock backend. */
+    enum Bug {
+        /** release deletes the lock whoever owns it. */
+        RELEASE_IGNORES_OWNER,
+        /** the server never expires a lock: an abandoned lock stays held forever. */
+        NO_TTL,
+        /** renewal extends (or re-creates) the lock even if someone else owns it or it is gone. */
+        RENEW_IGNORES_OWNER,
+        /** fencing tokens come from a client-side counter, so they repeat across clients. */
+        CLIENT_SIDE_TOKENS,
+        /** the lease keeps saying it is valid after it was lost (decorator, see ValidAfterLostProvider). */
+        VALID_AFTER_LOST
+    }
+
+    static final Capabilities CAPABILITIES = Capabilities.builder()
+            .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .automaticRenewal(true)
+            .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+            .failover(Capabilities.Failover.NOT_APPLICABLE)
+            .build();
+
+    private final ToyLockServer server;
+    private final Set<Bug> bugs;
+    private final AtomicLong clientTokens = new AtomicLong();
+    private volatile boolean closed;
+
+    ToyDriver(ToyLockServer server, Set<Bug> bugs) {
+        this.server = server;
+        this.bugs = bugs.isEmpty() ? EnumSet.noneOf(Bug.class) : EnumSet.copyOf(bugs);
+    }
+
+    private boolean ttl() {
+        return !bugs.contains(Bug.NO_TTL);
+    }
+
+    @Override
+    public String backend() {
+        return "toy";
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.WATCHDOG;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        String owner = UUID.randomUUID().toString();
+        String name = ctx.lockName();
+        long ttlNanos = ctx.leaseTime().toNanos();
+        return new Contender() {
+            @Override
+            public Optional<HeldLock> tryAcquire() {
+                long sentAt = ctx.ticker().read();
+                long token = server.tryAcquire(name, owner, ttlNanos, ttl());
+                if (token < 0) {
+                    return Optional.empty();
+                }
+                if (bugs.contains(Bug.CLIENT_SIDE_TOKENS)) {
+                    token = clientTokens.incrementAndGet();
+                }
+                return Optional.of(new Held(ctx, owner, token, ctx.validUntil(sentAt)));
+            }
+
+            @Override
+            public void awaitChange(long deadlineNanos) throws InterruptedException {
+                if (!closed) {
+                    server.await(name, Deadlines.remaining(ctx.ticker(), deadlineNanos), ttl());
+                }
+            }
+        };
+    }
+
+    private final class Held implements HeldLock {
+        private final AcquireContext ctx;
+        private final String owner;
+        private final long token;
+        private volatile long validUntil;
+
+        Held(AcquireContext ctx, String owner, long token, long validUntil) {
+            this.ctx = ctx;
+            this.owner = owner;
+            this.token = token;
+            this.validUntil = validUntil;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return OptionalLong.of(token);
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return validUntil;
+        }
+
+        @Override
+        public boolean renew() {
+            long sentAt = ctx.ticker().read();
+            boolean ok = server.renew(
+                    ctx.lockName(), owner, ctx.leaseTime().toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+            if (ok) {
+                validUntil = ctx.validUntil(sentAt);
+            }
+            return ok;
+        }
+
+        @Override
+        public boolean release() {
+            return server.release(ctx.lockName(), owner, !bugs.contains(Bug.RELEASE_IGNORES_OWNER), ttl());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        server.wakeAll();
+    }
+}

@@ -1,0 +1,141 @@
+package io.distlock.tck;
+
+import io.distlock.BackendUnavailableException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A tiny lock server for the TCK's self-test: owner values with TTLs and one token counter, and
+ * switches that break it the way real backends get broken (see {@link ToyDriver.Bug}).
+ */
+final class ToyLockServer {
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition changed = mutex.newCondition();
+    private final Map<String, Entry> entries = new HashMap<>();
+    private long lastToken;
+    private volatile boolean available = true;
+
+    void setAvailable(boolean value) {
+        available = value;
+        if (value) {
+            wakeAll();
+        }
+    }
+
+    private void checkAvailable(String name) {
+        if (!available) {
+            throw new BackendUnavailableException("toy server is stopped", name, "toy", null);
+        }
+    }
+
+    private static final class Entry {
+        String owner;
+        long expiresAt;
+    }
+
+    /** Must hold mutex. The live entry of {@code name}, or null. */
+    private Entry live(String name, boolean honourTtl) {
+        Entry e = entries.get(name);
+        if (e != null && honourTtl && e.expiresAt - System.nanoTime() <= 0) {
+            entries.remove(name);
+            changed.signalAll();
+            return null;
+        }
+        return e;
+    }
+
+    /** Returns the new token, or -1 if held. */
+    long tryAcquire(String name, String owner, long ttlNanos, boolean honourTtl) {
+        checkAvailable(name);
+        mutex.lock();
+        try {
+            if (live(name, honourTtl) != null) {
+                return -1;
+            }
+            Entry e = new Entry();
+            e.owner = owner;
+            e.expiresAt = System.nanoTime() + ttlNanos;
+            entries.put(name, e);
+            return ++lastToken;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    boolean renew(String name, String owner, long ttlNanos, boolean checkOwner, boolean honourTtl) {
+        checkAvailable(name);
+        mutex.lock();
+        try {
+            Entry e = live(name, honourTtl);
+            if (checkOwner) {
+                if (e == null || !e.owner.equals(owner)) {
+                    return false;
+                }
+            } else if (e == null) {
+                // the bug: re-create a lock that is gone
+                e = new Entry();
+                entries.put(name, e);
+            }
+            e.owner = owner;
+            e.expiresAt = System.nanoTime() + ttlNanos;
+            return true;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    boolean release(String name, String owner, boolean checkOwner, boolean honourTtl) {
+        checkAvailable(name);
+        mutex.lock();
+        try {
+            Entry e = live(name, honourTtl);
+            if (e == null || (checkOwner && !e.owner.equals(owner))) {
+                return false;
+            }
+            entries.remove(name);
+            changed.signalAll();
+            return true;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    void await(String name, long maxNanos, boolean honourTtl) throws InterruptedException {
+        checkAvailable(name);
+        mutex.lock();
+        try {
+            Entry e = live(name, honourTtl);
+            if (e == null) {
+                return;
+            }
+            long wait = honourTtl ? Math.min(maxNanos, e.expiresAt - System.nanoTime()) : maxNanos;
+            if (wait > 0) {
+                changed.await(wait, TimeUnit.NANOSECONDS);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    void expire(String name) {
+        mutex.lock();
+        try {
+            entries.remove(name);
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    void wakeAll() {
+        mutex.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.distlock.tck;
+
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.spi.LockEngine;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/** Fixture over a {@link ToyLockServer}, with the given bugs switched on. */
+final class ToyTckFixture implements TckFixture {
+    private final ToyLockServer server = new ToyLockServer();
+    private final Set<ToyDriver.Bug> bugs;
+
+    ToyTckFixture(Set<ToyDriver.Bug> bugs) {
+        this.bugs = bugs.isEmpty() ? EnumSet.noneOf(ToyDriver.Bug.class) : EnumSet.copyOf(bugs);
+    }
+
+    @Override
+    public String backend() {
+        if (bugs.isEmpty()) {
+            return "toy";
+        }
+        StringBuilder sb = new StringBuilder("toy-broken");
+        for (ToyDriver.Bug b : bugs) {
+            sb.append('-').append(b.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public LockProvider newClient(LockOptions options) {
+        LockEngine engine = LockEngine.create(new ToyDriver(server, bugs), options);
+        return bugs.contains(ToyDriver.Bug.VALID_AFTER_LOST)
+                ? new ValidAfterLostProvider(engine, options.leaseTime())
+                : engine;
+    }
+
+    @Override
+    public void expireLease(String lockName) {
+        server.expire(lockName);
+    }
+
+    @Override
+    public void stopServer() {
+        server.setAvailable(false);
+    }
+
+    @Override
+    public void startServer() {
+        server.setAvailable(true);
+    }
+
+    @Override
+    public void crashClient(LockProvider client) {
+        LockProvider p = client instanceof ValidAfterLostProvider v ? v.delegate : client;
+        ((LockEngine) p).abandon();
+    }
+}

@@ -1,0 +1,42 @@
+package io.distlock.tck.example;
+
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.memory.MemoryLockProvider;
+import io.distlock.memory.MemoryLockServer;
+import io.distlock.tck.TckFixture;
+
+/** TCK fixture for the in-JVM provider: every client is a provider on one shared server. */
+public final class MemoryTckFixture implements TckFixture {
+    private final MemoryLockServer server = MemoryLockServer.create();
+
+    @Override
+    public String backend() {
+        return "mem";
+    }
+
+    @Override
+    public LockProvider newClient(LockOptions options) {
+        return MemoryLockProvider.builder().server(server).options(options).build();
+    }
+
+    @Override
+    public void expireLease(String lockName) {
+        server.expire(lockName);
+    }
+
+    @Override
+    public void crashClient(LockProvider client) {
+        ((MemoryLockProvider) client).simulateCrash();
+    }
+
+    @Override
+    public void stopServer() {
+        server.setAvailable(false);
+    }
+
+    @Override
+    public void startServer() {
+        server.setAvailable(true);
+    }
+}

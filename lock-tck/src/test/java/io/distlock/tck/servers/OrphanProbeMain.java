@@ -1,0 +1,24 @@
+package io.distlock.tck.servers;
+
+/** Run in a child JVM by {@link ProcessSupervisionIT}: starts a Redis, prints its pid and dir, waits. */
+public final class OrphanProbeMain {
+    private OrphanProbeMain() {}
+
+    public static void main(String[] args) throws Exception {
+        RedisServer redis = RedisServer.start();
+        ServerProcess p = (ServerProcess) delegate(redis);
+        System.out.println("STARTED " + redis.pid() + " " + p.dir());
+        System.out.flush();
+        // wait until killed (or stdin closes)
+        while (System.in.read() != -1) {
+            // ignore input
+        }
+        redis.close();
+    }
+
+    private static Object delegate(RedisServer redis) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = RedisServer.class.getDeclaredField("delegate");
+        f.setAccessible(true);
+        return f.get(redis);
+    }
+}
