@@ -81,7 +81,12 @@ public final class LockOptions {
         return leaseTime;
     }
 
-    /** Whether a watchdog renews held leases automatically. */
+    /**
+     * Whether a watchdog renews held leases automatically. Only backends whose leases are renewed
+     * by a watchdog honour {@code false}; session-based backends (ZooKeeper, etcd) keep every lease
+     * alive with the session and ignore it (their {@link Capabilities#automaticRenewal()} stays
+     * {@code true}).
+     */
     public boolean autoRenew() {
         return autoRenew;
     }

@@ -1,5 +1,6 @@
 package io.distlock.spi;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
@@ -216,6 +217,7 @@ public final class LockEngine implements LockProvider {
         AcquireContext ctx = new AcquireContext(name, backend, options, relay);
         Contender contender = driver.contender(ctx);
         boolean acquired = false;
+        int lateReplies = 0;
         Throwable failure = null;
         try {
             while (true) {
@@ -230,10 +232,21 @@ public final class LockEngine implements LockProvider {
                         notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
                         return Optional.of(lease);
                     }
-                    // Acquired, but the reply came too late to leave any validity: give it back and
-                    // go on as if the attempt had failed.
+                    // Acquired, but the reply came too late to leave any validity: give it back. The
+                    // lock was free, so "held by someone else" would be a lie: try once more at once,
+                    // whatever the wait budget, and if the server is still that slow, say so.
                     releaseQuietly(name, h);
                     contender = driver.contender(ctx);
+                    if (++lateReplies > 1) {
+                        throw new BackendUnavailableException(
+                                "the server answered too slowly: the lock was acquired with no validity left"
+                                        + " (lease " + options.leaseTime() + ", safety margin "
+                                        + options.safetyMargin() + ")",
+                                name,
+                                backend,
+                                null);
+                    }
+                    continue;
                 }
                 if (Deadlines.passed(ticker, deadline)) {
                     long waited = ticker.read() - start;

@@ -1,0 +1,221 @@
+package io.distlock.etcd;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.UnsupportedCapabilityException;
+import io.distlock.etcd.internal.EtcdDriver;
+import io.distlock.spi.LockEngine;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Distributed locks on etcd ({@code etcd://host1:2379,host2:2379}): revision-ordered keys on one
+ * session lease, with the key's create revision as fencing token.
+ *
+ * <h2>How it works</h2>
+ *
+ * The provider grants one etcd lease (the <em>session</em>, TTL = {@link LockOptions#leaseTime()}
+ * rounded up to whole seconds) and keeps it alive with one keepalive request every {@code leaseTime
+ * * renewalFraction}, however many locks it holds. An acquisition is one transaction: create {@code
+ * <prefix><encoded name>/<lease>-<attempt>} with the lease if absent, and read the oldest key under
+ * the lock's prefix. If that is ours, we hold the lock; otherwise we watch the key created just
+ * before ours for deletion (no herd) and look again. Release deletes our key (one round trip);
+ * {@link #close()} revokes the session lease, which deletes every key on it.
+ *
+ * <h2>Guarantees and limits</h2>
+ *
+ * <ul>
+ *   <li>Mutual exclusion holds while etcd keeps a quorum: the server grants a lock to one key at a
+ *       time, linearizably.
+ *   <li>Fencing: {@link Lease#fencingToken()} is our key's create revision, which strictly increases
+ *       across all locks, clients and server restarts (etcd persists it). A resource accepts a
+ *       write only if its token is at least the largest it has seen ({@link
+ *       io.distlock.fencing.FencingGuard}). A resource that itself stores in etcd can instead guard
+ *       the write natively: a transaction {@code If(createRevision(lockKey) == token)
+ *       Then(put(...))}, which fails once our key is gone.
+ *   <li>A lease is reported valid until {@code lastKeepaliveSent + leaseTime - safetyMargin} on this
+ *       JVM's monotonic clock; the server keeps the lease at least {@code leaseTime} after receiving
+ *       that keepalive. A process paused longer than that (GC, VM freeze) may resume believing it
+ *       holds a lock that another client now holds: only the fencing token protects the resource
+ *       then. The loss is signalled ({@link Lease#lost()}) when the server says the lease is gone,
+ *       when our key is deleted by someone else, or when the validity deadline passes without a
+ *       successful keepalive.
+ *   <li>A leader change or the loss of a minority of members keeps held locks (etcd carries leases
+ *       over and restarts their TTL on a new leader).
+ *   <li>Waiters are served in the order they first asked (create revision), unless their session
+ *       dies, in which case they queue again.
+ * </ul>
+ *
+ * <pre>{@code
+ * try (EtcdLockProvider locks = EtcdLockProvider.builder()
+ *         .etcdOptions(EtcdLockOptions.builder().endpoints("10.0.0.1:2379", "10.0.0.2:2379").build())
+ *         .leaseTime(Duration.ofSeconds(10))
+ *         .build()) {
+ *     try (Lease lease = locks.lock("invoice-42").acquire()) {
+ *         store.write(data, lease.fencingToken().getAsLong());
+ *     }
+ * }
+ * }</pre>
+ */
+public final class EtcdLockProvider implements LockProvider {
+    /** Default session lease time when no {@link LockOptions} are given: 10 seconds. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(10);
+
+    private final LockEngine engine;
+    private final EtcdDriver driver;
+    private final EtcdLockOptions etcdOptions;
+
+    private EtcdLockProvider(Builder b) {
+        this.etcdOptions = b.etcdOptions;
+        if (etcdOptions.perLockLease()) {
+            throw new UnsupportedCapabilityException(
+                    "perLockLease is not supported yet; locks share the provider's session lease", null, "etcd");
+        }
+        Client client = b.client;
+        boolean owns = client == null;
+        if (owns) {
+            client = buildClient(etcdOptions);
+        }
+        this.driver = new EtcdDriver(client, owns, etcdOptions, b.options);
+        this.engine = LockEngine.create(driver, b.options);
+    }
+
+    private static Client buildClient(EtcdLockOptions o) {
+        ClientBuilder cb = Client.builder()
+                .endpoints(o.endpointUris().toArray(new String[0]))
+                .connectTimeout(o.requestTimeout())
+                .retryMaxDuration(o.requestTimeout())
+                .interceptor(EtcdDriver.deadlineInterceptor(o));
+        if (o.user().isPresent()) {
+            cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));
+            cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
+        }
+        if (o.trustCertificate().isPresent()) {
+            try {
+                cb.sslContext(ssl -> ssl.trustManager(o.trustCertificate().get().toFile()));
+            } catch (javax.net.ssl.SSLException e) {
+                throw new LockConfigurationException(
+                        "cannot use trustCertificate " + o.trustCertificate().get() + ": " + e.getMessage(), "etcd", e);
+            }
+        }
+        return cb.build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return engine.capabilities();
+    }
+
+    @Override
+    public String backend() {
+        return engine.backend();
+    }
+
+    /** The leases acquired through this provider and not yet released. */
+    public List<Lease> heldLeases() {
+        return engine.heldLeases();
+    }
+
+    /** The lock settings (lease time, safety margin) this provider runs with. */
+    public LockOptions options() {
+        return engine.options();
+    }
+
+    /** The etcd settings this provider runs with. */
+    public EtcdLockOptions etcdOptions() {
+        return etcdOptions;
+    }
+
+    /** The id of the current session lease, or -1 if none is granted yet (for tools and tests). */
+    public long sessionLeaseId() {
+        return driver.currentLeaseId();
+    }
+
+    /**
+     * Simulates a crash of this client: keepalives stop and the connection closes without revoking
+     * the session lease, so its locks stay on the server until the lease's TTL runs out. Held
+     * leases are reported lost locally. For tests and fault injection.
+     */
+    public void simulateCrash() {
+        driver.crash();
+        engine.abandon();
+    }
+
+    /**
+     * Releases held leases, revokes the session lease (deleting every key on it), stops the
+     * keepalive thread and closes the jetcd client if this provider created it.
+     */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockProvider{" + etcdOptions + ", " + engine.options() + '}';
+    }
+
+    /** Builder for {@link EtcdLockProvider}. */
+    public static final class Builder {
+        private EtcdLockOptions etcdOptions = EtcdLockOptions.defaults();
+        private LockOptions options =
+                LockOptions.defaults().mutate().leaseTime(DEFAULT_LEASE_TIME).build();
+        private Client client;
+
+        private Builder() {}
+
+        public Builder etcdOptions(EtcdLockOptions etcdOptions) {
+            this.etcdOptions = Objects.requireNonNull(etcdOptions, "etcdOptions must not be null");
+            return this;
+        }
+
+        /** Lease settings; {@code leaseTime} is the session lease's TTL. Default: 10 s lease time. */
+        public Builder options(LockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.options = options.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /**
+         * Uses an existing jetcd client instead of building one from the endpoints, credentials and
+         * TLS settings of {@link #etcdOptions(EtcdLockOptions)} (only its key prefix and request
+         * timeout apply then). The provider does not close it. Requests are still bounded by the
+         * request timeout on our side; give the client a deadline interceptor to bound them on the
+         * wire too.
+         */
+        public Builder client(Client client) {
+            this.client = Objects.requireNonNull(client, "client must not be null");
+            return this;
+        }
+
+        /**
+         * @throws UnsupportedCapabilityException if {@link EtcdLockOptions#perLockLease()} is set
+         */
+        public EtcdLockProvider build() {
+            return new EtcdLockProvider(this);
+        }
+    }
+}

@@ -1,0 +1,465 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One acquisition attempt: owns one key under the lock's prefix, attached to the session lease,
+ * and keeps it (its create revision is its place in the queue) until it holds the lock or gives
+ * up. Internal.
+ */
+final class EtcdContender implements Contender, Session.Listener {
+    private static final ByteSequence EMPTY = ByteSequence.EMPTY;
+    private static final GetOption OWNER = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .withKeysOnly(true)
+            .build();
+    private static final GetOption NEWEST_TWO = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withLimit(2)
+            .withKeysOnly(true)
+            .build();
+    private static final int MAX_TRIES_PER_CALL = 5;
+    private static final long RETRY_PAUSE_MILLIS = 100;
+
+    private final EtcdDriver driver;
+    private final AcquireContext ctx;
+    private final String lockName;
+    private final ByteSequence lockPrefix;
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition changed = mutex.newCondition();
+    private long changes;
+
+    private Session session;
+    private ByteSequence ourKey;
+    private long ourRevision;
+    private ByteSequence predecessor;
+    private volatile Watch.Watcher ownWatch;
+    private volatile boolean ownKeyDeleted;
+    private volatile String sessionDeath;
+    private volatile Held held;
+    private boolean waiting;
+    private boolean failedWhileWaiting;
+
+    EtcdContender(EtcdDriver driver, AcquireContext ctx) {
+        this.driver = driver;
+        this.ctx = ctx;
+        this.lockName = ctx.lockName();
+        this.lockPrefix = EtcdDriver.bytes(driver.lockPrefix(lockName));
+    }
+
+    @Override
+    public Optional<HeldLock> tryAcquire() {
+        try {
+            Optional<HeldLock> h = tryOnce();
+            failedWhileWaiting = false;
+            return h;
+        } catch (BackendUnavailableException e) {
+            if (driver.closed()) {
+                IllegalStateException closed = new IllegalStateException(
+                        "provider was closed during the attempt (lock '" + lockName + "', backend etcd)");
+                closed.addSuppressed(e);
+                throw closed;
+            }
+            Session s = session;
+            // A waiter rides out a short outage (a leader election, its member dying) while its
+            // session is still valid: it keeps its place and tries again after a pause. A first try,
+            // or a waiter whose session has run out, fails.
+            if (waiting && s != null && s.alive() && !Deadlines.passed(driver.ticker(), s.validUntil())) {
+                failedWhileWaiting = true;
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    private Optional<HeldLock> tryOnce() {
+        for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
+            Session s = driver.session(lockName);
+            if (session != s) {
+                if (session != null) {
+                    // the old session died while we waited: our old key went (or goes) with it
+                    dropKey();
+                }
+                session = s;
+                ownKeyDeleted = false;
+                sessionDeath = null;
+                ourKey = EtcdDriver.bytes(driver.newKey(lockName, s));
+                ourRevision = 0;
+                driver.register(this);
+                s.listen(this);
+            }
+            TxnResponse r;
+            try {
+                r = Rpc.await(transaction(s), driver.requestTimeoutNanos(), "acquire transaction", lockName);
+            } catch (Rpc.LeaseGoneException e) {
+                driver.kill(s, "session lease not found on the server", false);
+                continue;
+            }
+            long header = r.getHeader().getRevision();
+            List<GetResponse> gets = r.getGetResponses();
+            boolean created = r.isSucceeded();
+            if (created) {
+                ourRevision = header;
+                ownKeyDeleted = false;
+                watchOwnKey(header + 1);
+            } else {
+                List<KeyValue> mine = gets.get(0).getKvs();
+                ourRevision = mine.get(0).getCreateRevision();
+                if (ownWatch == null) {
+                    watchOwnKey(header + 1);
+                }
+            }
+            GetResponse owner = created ? gets.get(0) : gets.get(1);
+            if (owner.getKvs().isEmpty()) {
+                continue; // cannot happen (our key is there); read again
+            }
+            if (owner.getKvs().get(0).getKey().equals(ourKey)) {
+                Held h = new Held(s, ourKey, ourRevision);
+                held = h;
+                if (!s.alive()) {
+                    ctx.reportLost("session lease lost: " + s.deathReason(), null);
+                }
+                return Optional.of(h);
+            }
+            if (created) {
+                List<KeyValue> newest = gets.get(1).getKvs();
+                if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
+                    predecessor = newest.get(1).getKey();
+                    return Optional.empty();
+                }
+            }
+            if (findPredecessor()) {
+                return Optional.empty();
+            }
+            // the predecessor went away between the two reads: look again at once
+        }
+        return Optional.empty();
+    }
+
+    private java.util.concurrent.CompletableFuture<TxnResponse> transaction(Session s) {
+        Cmp absent = new Cmp(ourKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
+        Op put =
+                Op.put(ourKey, EMPTY, PutOption.builder().withLeaseId(s.leaseId).build());
+        Op owner = Op.get(lockPrefix, OWNER);
+        return driver.kv()
+                .txn()
+                .If(absent)
+                .Then(put, owner, Op.get(lockPrefix, NEWEST_TWO))
+                .Else(Op.get(ourKey, GetOption.DEFAULT), owner)
+                .commit();
+    }
+
+    /** One range read: the key created last before ours. */
+    private boolean findPredecessor() {
+        GetOption before = GetOption.builder()
+                .isPrefix(true)
+                .withMaxCreateRevision(ourRevision - 1)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(1)
+                .withKeysOnly(true)
+                .build();
+        GetResponse r = Rpc.await(
+                driver.kv().get(lockPrefix, before), driver.requestTimeoutNanos(), "predecessor read", lockName);
+        if (r.getKvs().isEmpty()) {
+            return false;
+        }
+        predecessor = r.getKvs().get(0).getKey();
+        return true;
+    }
+
+    /**
+     * Watches our own key for deletion, from the revision after the one at which we saw it: a
+     * delete by someone else (or by the lease's end) is a loss for a holder and a wake-up for a
+     * waiter.
+     */
+    /**
+     * Watches our own key for deletion, from the revision after the one at which the transaction
+     * saw it: a delete by someone else (or by the lease's end) is a loss for a holder and a wake-up
+     * for a waiter. Nothing is missed; when other writes came in between, etcd 3.4 may deliver the
+     * event up to 100 ms late (unsynced watcher group), which only delays the loss signal, and costs
+     * no extra request on the acquire path.
+     */
+    private void watchOwnKey(long fromRevision) {
+        Watch.Watcher old = ownWatch;
+        if (old != null) {
+            old.close();
+        }
+        ByteSequence key = ourKey;
+        WatchOption opt =
+                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
+        ownWatch = driver.watch().watch(key, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                for (WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
+                        ownKeyGone(key);
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // compaction or a closed client; the keepalive still watches the session
+            }
+
+            @Override
+            public void onCompleted() {}
+        });
+    }
+
+    /**
+     * Watches {@code key} for deletion so that no delete is missed and none is delivered late.
+     *
+     * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
+     * synced group at once: a watch whose start revision is already history is served from the
+     * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete that happened before the
+     * watch existed is caught by reading the key again once the server confirms the watch: the
+     * read is linearizable and happens after the watch's creation revision, so every delete is
+     * seen by one or the other.
+     */
+    private Watch.Watcher watchDeletion(ByteSequence key, Runnable gone, Runnable broken) {
+        WatchOption opt =
+                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
+        return driver.watch().watch(key, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                if (response.isCreatedNotify()) {
+                    driver.within(
+                                    driver.kv()
+                                            .get(
+                                                    key,
+                                                    GetOption.builder()
+                                                            .withCountOnly(true)
+                                                            .build()),
+                                    driver.requestTimeoutNanos())
+                            .whenComplete((r, t) -> {
+                                if (t != null) {
+                                    broken.run();
+                                } else if (r.getCount() == 0) {
+                                    gone.run();
+                                }
+                            });
+                }
+                for (WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
+                        gone.run();
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                broken.run();
+            }
+
+            @Override
+            public void onCompleted() {
+                broken.run();
+            }
+        });
+    }
+
+    private void ownKeyGone(ByteSequence key) {
+        if (!key.equals(ourKey)) {
+            return;
+        }
+        Held h = held;
+        if (h != null) {
+            if (!h.released) {
+                ctx.reportLost(
+                        "our key was deleted on the server (lease revoked or expired, or deleted by another"
+                                + " client)",
+                        null);
+            }
+        } else {
+            ownKeyDeleted = true;
+            wake();
+        }
+    }
+
+    @Override
+    public void sessionDied(String reason) {
+        sessionDeath = reason;
+        Held h = held;
+        if (h != null && !h.released) {
+            ctx.reportLost("session lease lost: " + reason, null);
+        }
+        wake();
+    }
+
+    void wake() {
+        mutex.lock();
+        try {
+            changes++;
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    @Override
+    public void awaitChange(long deadlineNanos) throws InterruptedException {
+        waiting = true;
+        if (failedWhileWaiting) {
+            pause(deadlineNanos);
+            return;
+        }
+        Session s = session;
+        ByteSequence pred = predecessor;
+        if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
+            return;
+        }
+        long seen;
+        mutex.lock();
+        try {
+            seen = changes;
+        } finally {
+            mutex.unlock();
+        }
+        Watch.Watcher w = watchDeletion(pred, this::wake, this::wake);
+        try {
+            mutex.lockInterruptibly();
+            try {
+                while (changes == seen && !driver.closed() && s.alive() && !ownKeyDeleted) {
+                    // also stop at the session's validity deadline: a dead session cannot wait
+                    long until = s.validUntil();
+                    long limit = deadlineNanos - until < 0 ? deadlineNanos : until;
+                    long left = Deadlines.remaining(driver.ticker(), limit);
+                    if (left <= 0) {
+                        return;
+                    }
+                    changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(60)));
+                }
+            } finally {
+                mutex.unlock();
+            }
+        } finally {
+            w.close();
+        }
+    }
+
+    /** Waits {@value #RETRY_PAUSE_MILLIS} ms after a failed try (or less: deadline, wake-up). */
+    private void pause(long deadlineNanos) throws InterruptedException {
+        long until = Deadlines.after(driver.ticker().read(), TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS));
+        long limit = deadlineNanos - until < 0 ? deadlineNanos : until;
+        mutex.lockInterruptibly();
+        try {
+            long seen = changes;
+            while (changes == seen && !driver.closed()) {
+                long left = Deadlines.remaining(driver.ticker(), limit);
+                if (left <= 0) {
+                    return;
+                }
+                changed.awaitNanos(left);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    @Override
+    public void abandon() {
+        dropKey();
+    }
+
+    /** Stops watching and deletes our key (bounded); the key may already be gone. */
+    private void dropKey() {
+        Session s = session;
+        if (s != null) {
+            s.unlisten(this);
+        }
+        driver.unregister(this);
+        Watch.Watcher w = ownWatch;
+        ownWatch = null;
+        if (w != null) {
+            w.close();
+        }
+        ByteSequence key = ourKey;
+        if (key == null) {
+            return;
+        }
+        ourKey = null;
+        if (driver.closed() && s != null && !s.alive()) {
+            return; // the provider revoked (or crashed with) the lease
+        }
+        try {
+            Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "delete of our key", lockName);
+        } catch (BackendUnavailableException e) {
+            if (s == null || s.alive()) {
+                throw e;
+            }
+            // the session is dead: the key goes with its lease
+        }
+    }
+
+    /** A held lock: our key is the oldest under the lock's prefix. */
+    private final class Held implements HeldLock {
+        private final Session session;
+        private final ByteSequence key;
+        private final long revision;
+        volatile boolean released;
+
+        Held(Session session, ByteSequence key, long revision) {
+            this.session = session;
+            this.key = key;
+            this.revision = revision;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return OptionalLong.of(revision);
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return session.validUntil();
+        }
+
+        @Override
+        public boolean release() {
+            released = true;
+            session.unlisten(EtcdContender.this);
+            driver.unregister(EtcdContender.this);
+            Watch.Watcher w = ownWatch;
+            ownWatch = null;
+            if (w != null) {
+                w.close();
+            }
+            if (driver.closed() && !session.alive()) {
+                return false;
+            }
+            long deleted = Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "release", lockName)
+                    .getDeleted();
+            return deleted > 0;
+        }
+    }
+}

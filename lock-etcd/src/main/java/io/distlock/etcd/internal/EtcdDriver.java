@@ -1,0 +1,335 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
+import io.distlock.LockNames;
+import io.distlock.LockOptions;
+import io.distlock.Ticker;
+import io.distlock.etcd.EtcdLockOptions;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd driver: one session lease per provider, kept alive by one thread ({@code
+ * distlock-etcd-session-N}); each acquisition attempt owns one key {@code
+ * <prefix><encoded name>/<lease hex>-<attempt hex>} attached to that lease. Internal: use {@code
+ * io.distlock.etcd.EtcdLockProvider}.
+ */
+public final class EtcdDriver implements LockDriver {
+    static final String BACKEND = "etcd";
+    private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    static final Capabilities CAPABILITIES = Capabilities.builder()
+            .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .fencingSurvivesServerRestart(true)
+            .automaticRenewal(true)
+            .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+            .fifo(true)
+            .reentrant(false)
+            .failover(Capabilities.Failover.HELD_LOCKS_SURVIVE)
+            .build();
+
+    private final Client client;
+    private final boolean ownsClient;
+    private final EtcdLockOptions etcdOptions;
+    private final LockOptions lockOptions;
+    private final Ticker ticker;
+    private final long requestTimeoutNanos;
+    private final long keepaliveIntervalNanos;
+    private final long ttlSeconds;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final AtomicLong attempts = new AtomicLong();
+    private final Set<EtcdContender> contenders = ConcurrentHashMap.newKeySet();
+    private final Object sessionLock = new Object();
+    private Session current;
+    private volatile boolean closed;
+    private volatile boolean crashed;
+
+    /**
+     * @param client the jetcd client to use
+     * @param ownsClient whether {@link #close()} closes {@code client}
+     */
+    public EtcdDriver(Client client, boolean ownsClient, EtcdLockOptions etcdOptions, LockOptions lockOptions) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.etcdOptions = etcdOptions;
+        this.lockOptions = lockOptions;
+        this.ticker = lockOptions.ticker();
+        this.requestTimeoutNanos = etcdOptions.requestTimeout().toNanos();
+        this.keepaliveIntervalNanos =
+                Math.max(1_000_000L, (long) (lockOptions.leaseTime().toNanos() * lockOptions.renewalFraction()));
+        long ms = lockOptions.leaseTime().toMillis();
+        this.ttlSeconds = Math.max(1, (ms + 999) / 1000);
+        String name = "distlock-etcd-session-" + SEQUENCE.incrementAndGet();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** The gRPC interceptor that puts a deadline on every unary call; for clients the provider builds. */
+    public static io.grpc.ClientInterceptor deadlineInterceptor(EtcdLockOptions options) {
+        return Rpc.deadlineInterceptor(options.requestTimeout());
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.SESSION;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        return new EtcdContender(this, ctx);
+    }
+
+    KV kv() {
+        return client.getKVClient();
+    }
+
+    Watch watch() {
+        return client.getWatchClient();
+    }
+
+    Ticker ticker() {
+        return ticker;
+    }
+
+    long requestTimeoutNanos() {
+        return requestTimeoutNanos;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** {@code <prefix><encoded name>/}: every contender's key for this lock starts with it. */
+    String lockPrefix(String lockName) {
+        return etcdOptions.keyPrefix() + LockNames.encode(lockName) + "/";
+    }
+
+    String newKey(String lockName, Session s) {
+        return lockPrefix(lockName) + s.leaseHex + "-" + Long.toHexString(attempts.incrementAndGet());
+    }
+
+    void register(EtcdContender c) {
+        contenders.add(c);
+        if (closed) {
+            c.wake();
+        }
+    }
+
+    void unregister(EtcdContender c) {
+        contenders.remove(c);
+    }
+
+    /** The live session, granting a new lease if there is none (one round trip, bounded). */
+    Session session(String lockName) {
+        synchronized (sessionLock) {
+            if (closed) {
+                throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend etcd)");
+            }
+            Session s = current;
+            if (s != null && s.alive() && !Deadlines.passed(ticker, s.validUntil())) {
+                return s;
+            }
+            if (s != null) {
+                kill(s, "validity deadline passed without a successful keepalive", true);
+            }
+            long sent = ticker.read();
+            Lease lease = client.getLeaseClient();
+            LeaseGrantResponse g = Rpc.await(lease.grant(ttlSeconds), requestTimeoutNanos, "lease grant", lockName);
+            s = new Session(g.getID(), validUntil(sent));
+            Session created = s;
+            s.keepalive = scheduler.scheduleWithFixedDelay(
+                    () -> keepAlive(created), keepaliveIntervalNanos, keepaliveIntervalNanos, TimeUnit.NANOSECONDS);
+            current = s;
+            log.debug("distlock.etcd.session_granted lease={} ttl={}s", s.leaseHex, g.getTTL());
+            if (Deadlines.remaining(ticker, s.validUntil())
+                    < lockOptions.leaseTime().toNanos() / 2) {
+                // the grant was slow (typically: the first request also opened the connection), so
+                // little validity is left: one keepalive now, on the open connection, restores it
+                long again = ticker.read();
+                LeaseKeepAliveResponse k = Rpc.await(
+                        client.getLeaseClient().keepAliveOnce(s.leaseId),
+                        requestTimeoutNanos,
+                        "lease keepalive",
+                        lockName);
+                if (k.getTTL() > 0) {
+                    s.extend(validUntil(again));
+                }
+            }
+            return s;
+        }
+    }
+
+    private long validUntil(long sentAt) {
+        return Deadlines.after(
+                sentAt,
+                lockOptions.leaseTime().minus(lockOptions.safetyMargin()).toNanos());
+    }
+
+    /**
+     * Fails {@code f} with a {@link java.util.concurrent.TimeoutException} if it is not complete
+     * within {@code nanos}, on our own scheduler thread (not the JDK's JVM-wide delay thread).
+     */
+    <T> CompletableFuture<T> within(CompletableFuture<T> f, long nanos) {
+        try {
+            ScheduledFuture<?> t = scheduler.schedule(
+                    () -> f.completeExceptionally(
+                            new TimeoutException("no answer within " + nanos / 1_000_000 + " ms")),
+                    nanos,
+                    TimeUnit.NANOSECONDS);
+            f.whenComplete((r, e) -> t.cancel(false));
+        } catch (RejectedExecutionException closing) {
+            f.completeExceptionally(new IllegalStateException("provider is closed"));
+        }
+        return f;
+    }
+
+    /** Sends one keepalive without blocking the scheduler thread; one in flight at a time. */
+    private void keepAlive(Session s) {
+        if (!s.alive() || closed) {
+            return;
+        }
+        if (s.keepaliveInFlight) {
+            if (Deadlines.passed(ticker, s.validUntil())) {
+                kill(s, "keepalive unanswered past the validity deadline", true);
+            }
+            return;
+        }
+        s.keepaliveInFlight = true;
+        long sent = ticker.read();
+        // waiting longer than the remaining validity is useless: the session is lost by then
+        long budget = Math.min(
+                requestTimeoutNanos, Math.max(keepaliveIntervalNanos, Deadlines.remaining(ticker, s.validUntil())));
+        within(client.getLeaseClient().keepAliveOnce(s.leaseId), budget).whenComplete((r, e) -> {
+            s.keepaliveInFlight = false;
+            if (e == null && r.getTTL() > 0) {
+                s.extend(validUntil(sent));
+            } else if (e == null || Rpc.isLeaseNotFound(e)) {
+                kill(s, "session lease expired or was revoked on the server", false);
+            } else if (Deadlines.passed(ticker, s.validUntil())) {
+                kill(s, "keepalive failed past the validity deadline: " + e, true);
+            } else {
+                log.debug("distlock.etcd.keepalive_failed lease={}", s.leaseHex, e);
+            }
+        });
+    }
+
+    /** The lease of {@code s} is gone (or must be given up): tell every lock and waiter on it. */
+    void kill(Session s, String reason, boolean revoke) {
+        synchronized (sessionLock) {
+            if (current == s) {
+                current = null;
+            }
+        }
+        if (s.die(reason)) {
+            log.debug("distlock.etcd.session_lost lease={} reason={}", s.leaseHex, reason);
+            if (revoke && !closed) {
+                // our side gave up: free the keys on the server too (best effort, bounded)
+                within(client.getLeaseClient().revoke(s.leaseId), requestTimeoutNanos)
+                        .exceptionally(t -> null);
+            }
+        }
+    }
+
+    /** The client should behave like a killed process: {@link #close()} will not revoke the lease. */
+    public void crash() {
+        crashed = true;
+    }
+
+    /** The lease id of the current session, or -1 (for tests and tools). */
+    public long currentLeaseId() {
+        synchronized (sessionLock) {
+            return current == null ? -1 : current.leaseId;
+        }
+    }
+
+    @Override
+    public void close() {
+        Session s;
+        synchronized (sessionLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = current;
+            current = null;
+        }
+        scheduler.shutdownNow();
+        for (EtcdContender c : contenders) {
+            c.wake();
+        }
+        RuntimeException failure = null;
+        if (s != null) {
+            if (!crashed) {
+                try {
+                    Rpc.await(client.getLeaseClient().revoke(s.leaseId), requestTimeoutNanos, "lease revoke", null);
+                } catch (RuntimeException e) {
+                    if (!(e instanceof Rpc.LeaseGoneException)) {
+                        failure = new BackendUnavailableException(
+                                "could not revoke the session lease on close; its keys expire with its TTL",
+                                null,
+                                BACKEND,
+                                e);
+                    }
+                }
+            }
+            s.die(crashed ? "provider crashed" : "provider closed");
+        }
+        if (ownsClient) {
+            client.close();
+        }
+        try {
+            if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("distlock.etcd.close.session_thread_still_running");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

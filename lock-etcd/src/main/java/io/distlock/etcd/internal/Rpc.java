@@ -1,0 +1,92 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Bounded waits on jetcd futures. Internal. */
+final class Rpc {
+    private Rpc() {}
+
+    /** A gRPC interceptor that gives every unary call a deadline (jetcd sets none). */
+    static ClientInterceptor deadlineInterceptor(Duration timeout) {
+        long nanos = timeout.toNanos();
+        return new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(
+                    MethodDescriptor<Q, R> method, CallOptions callOptions, Channel next) {
+                if (method.getType() == MethodDescriptor.MethodType.UNARY && callOptions.getDeadline() == null) {
+                    callOptions = callOptions.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
+                }
+                return next.newCall(method, callOptions);
+            }
+        };
+    }
+
+    /**
+     * Waits for {@code f} at most {@code timeoutNanos}, uninterruptibly (an interrupt is kept for
+     * the caller: the engine turns it into an {@link InterruptedException} and cleans up).
+     *
+     * @throws BackendUnavailableException on timeout or failure
+     */
+    static <T> T await(CompletableFuture<T> f, long timeoutNanos, String what, String lockName) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                try {
+                    return f.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    f.cancel(true);
+                    throw new BackendUnavailableException(
+                            what + " timed out after " + Duration.ofNanos(timeoutNanos),
+                            lockName,
+                            EtcdDriver.BACKEND,
+                            e);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    if (isLeaseNotFound(cause)) {
+                        throw new LeaseGoneException(cause);
+                    }
+                    throw new BackendUnavailableException(
+                            what + " failed: " + cause, lockName, EtcdDriver.BACKEND, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static boolean isLeaseNotFound(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && m.toLowerCase(Locale.ROOT).contains("lease not found")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The session lease no longer exists on the server. */
+    static final class LeaseGoneException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LeaseGoneException(Throwable cause) {
+            super("etcd lease not found", cause);
+        }
+    }
+}

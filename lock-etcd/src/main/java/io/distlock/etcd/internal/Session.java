@@ -1,0 +1,88 @@
+package io.distlock.etcd.internal;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One etcd lease shared by every key of a provider, kept alive by the driver's keepalive thread.
+ * Internal.
+ */
+final class Session {
+
+    /** Told once when the session's lease is gone (revoked, expired, keepalive failed, provider closed). */
+    interface Listener {
+        void sessionDied(String reason);
+    }
+
+    final long leaseId;
+    final String leaseHex;
+    private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
+    private volatile long validUntil;
+    private volatile String deathReason;
+    volatile ScheduledFuture<?> keepalive;
+    volatile boolean keepaliveInFlight;
+
+    Session(long leaseId, long validUntil) {
+        this.leaseId = leaseId;
+        this.leaseHex = Long.toHexString(leaseId);
+        this.validUntil = validUntil;
+    }
+
+    long validUntil() {
+        return validUntil;
+    }
+
+    /** Moves the deadline forward (never back). */
+    synchronized void extend(long newValidUntil) {
+        if (newValidUntil - validUntil > 0) {
+            validUntil = newValidUntil;
+        }
+    }
+
+    boolean alive() {
+        return deathReason == null;
+    }
+
+    String deathReason() {
+        return deathReason;
+    }
+
+    /** Adds a listener; if the session is already dead, tells it at once. */
+    void listen(Listener l) {
+        listeners.add(l);
+        String r = deathReason;
+        if (r != null && listeners.remove(l)) {
+            l.sessionDied(r);
+        }
+    }
+
+    void unlisten(Listener l) {
+        listeners.remove(l);
+    }
+
+    /** Marks the session dead; returns whether this call did it. Listeners are told outside any lock. */
+    boolean die(String reason) {
+        synchronized (this) {
+            if (deathReason != null) {
+                return false;
+            }
+            deathReason = reason;
+        }
+        ScheduledFuture<?> k = keepalive;
+        if (k != null) {
+            k.cancel(false);
+        }
+        for (Listener l : listeners) {
+            if (listeners.remove(l)) {
+                l.sessionDied(reason);
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "Session{lease=" + leaseHex + (deathReason == null ? "" : ", dead: " + deathReason) + '}';
+    }
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the lock-redis benchmark harness against a local redis-server it starts itself (loopback,
+# no persistence) and writes JSON. Usage: lock-redis/bench.sh [output.json]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./mvnw -q -pl lock-redis -am test-compile dependency:build-classpath \
+  -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
+CP="lock-redis/target/test-classes:lock-redis/target/classes:$(cat lock-redis/target/test-classpath.txt)"
+exec java -cp "$CP" io.distlock.redis.RedisBenchmark "${1:-lock-redis/target/redis-bench.json}"

@@ -1,0 +1,251 @@
+package io.distlock.redis;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.redis.internal.RedisDriver;
+import io.distlock.redis.internal.Topology;
+import io.distlock.spi.LockEngine;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Locks on a single Redis deployment: one standalone server, a Sentinel-monitored master, or a
+ * Redis Cluster ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code
+ * redis-cluster://}).
+ *
+ * <h2>Algorithm</h2>
+ *
+ * <ul>
+ *   <li>Acquire: one Lua script (EVALSHA, EVAL on NOSCRIPT) does {@code SET lock owner NX PX
+ *       leaseTime}; on success it raises the lock's fencing counter and returns the token, on
+ *       failure it returns the holder's remaining TTL, which bounds how long a waiter sleeps. The
+ *       owner value is 128 random bits.
+ *   <li>Release: one script deletes the key only if it still holds our owner value and publishes
+ *       on the lock's channel to wake waiters. Releasing a lease that was lost changes nothing.
+ *   <li>Renewal: the engine's watchdog extends the TTL with a compare-and-{@code PEXPIRE} script;
+ *       a renewal that finds another owner or no key marks the lease lost.
+ *   <li>Waiting: one subscriber connection per provider (thread {@code
+ *       distlock-redis-subscriber-N}) serves every waiting thread of every lock name. A waiter
+ *       subscribes to the lock's channel, retries once, then sleeps until a release message, the
+ *       holder's TTL or its own deadline, whichever comes first.
+ * </ul>
+ *
+ * <h2>Guarantees and their limits</h2>
+ *
+ * <ul>
+ *   <li>Mutual exclusion holds while the server that holds the key keeps it: a single server that
+ *       does not restart, or a replicated deployment that does not fail over.
+ *   <li><b>Failover:</b> replication is asynchronous. A master that dies right after granting a
+ *       lock may be replaced by a replica that never saw the key, and the lock is granted again
+ *       ({@link Capabilities.Failover#MAY_GRANT_TWICE}). {@link RedisLockOptions#requiredReplicas()}
+ *       makes every acquisition wait for replica acknowledgement (or fail), which closes this
+ *       window as long as Sentinel promotes a replica that acknowledged; Redis does not promise
+ *       that, so the capability stays {@code MAY_GRANT_TWICE}. Use the fencing token.
+ *   <li><b>Pauses:</b> a holder paused (GC, SIGSTOP) past its lease loses the lock on the server
+ *       without knowing it until it resumes; its lease reports invalid once the client-side
+ *       validity deadline has passed. Writes must be fenced with the token.
+ *   <li><b>Fencing:</b> tokens strictly increase per lock: {@code max(counter + 1, server time in
+ *       µs)}. The counter key ({@code <prefix>:{name}:token}) is the only thing that outlives a
+ *       lock; it expires after {@link RedisLockOptions#counterRetention()} without acquisitions, so
+ *       unused locks leave nothing behind. Because of the server-time floor, a new token is larger
+ *       than every earlier one even after the counter expired or was lost in a restart without
+ *       persistence — provided the server's wall clock was not set back. {@link
+ *       Capabilities#fencingSurvivesServerRestart()} is reported only if you declare persistence
+ *       ({@link RedisLockOptions#assumePersistence()}).
+ *   <li>Not FIFO, not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
+ * </ul>
+ *
+ * <pre>{@code
+ * try (RedisLockProvider locks = RedisLockProvider.builder()
+ *         .standalone("127.0.0.1", 6379)
+ *         .options(RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build())
+ *         .build()) {
+ *     try (Lease lease = locks.lock("invoice-42").acquire()) {
+ *         long token = lease.fencingToken().getAsLong();
+ *         // ... write with the token, then lease.checkValid()
+ *     }
+ * }
+ * }</pre>
+ */
+public final class RedisLockProvider implements LockProvider {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisLockProvider.class);
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private final LockEngine engine;
+    private final RedisDriver driver;
+    private final String description;
+
+    private RedisLockProvider(Builder b) {
+        UnifiedJedis client;
+        boolean owns;
+        if (b.client != null) {
+            client = b.client;
+            owns = false;
+            description = "client=" + client.getClass().getSimpleName();
+        } else {
+            client = b.topology.connect(b.options);
+            owns = true;
+            description = b.topology.toString();
+        }
+        try {
+            this.driver = RedisDriver.create(client, owns, b.options);
+        } catch (RuntimeException e) {
+            if (owns) {
+                try {
+                    client.close();
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+        this.engine = LockEngine.create(driver, b.options.lockOptions());
+        LockOptions lo = b.options.lockOptions();
+        long renewEvery = (long) (lo.leaseTime().toNanos() * lo.renewalFraction());
+        if (b.client == null && lo.autoRenew() && b.options.socketTimeout().toNanos() >= renewEvery) {
+            // renewals share one watchdog thread: one hung renewal delays the others by up to this
+            log.atLevel(WARNED.getAndSet(true) ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                    .log(
+                            "distlock.redis.socket_timeout_exceeds_renewal_interval socketTimeout={} renewalInterval={}",
+                            b.options.socketTimeout(),
+                            Duration.ofNanos(renewEvery));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return engine.capabilities();
+    }
+
+    @Override
+    public String backend() {
+        return engine.backend();
+    }
+
+    /** The leases acquired through this provider and not yet released. */
+    public List<Lease> heldLeases() {
+        return engine.heldLeases();
+    }
+
+    /** The Redis key that holds lock {@code name} (for operations and tests). */
+    public String lockKey(String name) {
+        return driver.keys().lockKey(name);
+    }
+
+    /** The Redis key that holds the fencing counter of lock {@code name}. */
+    public String tokenKey(String name) {
+        return driver.keys().tokenKey(name);
+    }
+
+    /** Number of lock channels the subscriber currently listens to (0 when nobody waits). */
+    public int subscribedChannels() {
+        return driver.subscribedChannels();
+    }
+
+    /**
+     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
+     * locks stay on the server until their TTL runs out. Its leases are reported lost locally.
+     */
+    public void simulateCrash() {
+        engine.abandon();
+    }
+
+    /** Releases held leases, stops the subscriber and the engine's threads, closes owned connections. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockProvider{" + description + ", " + engine.options() + '}';
+    }
+
+    /** Builder for {@link RedisLockProvider}: choose exactly one of the connection methods. */
+    public static final class Builder {
+        private Topology topology;
+        private UnifiedJedis client;
+        private RedisLockOptions options = RedisLockOptions.defaults();
+
+        private Builder() {}
+
+        /** One standalone server. */
+        public Builder standalone(String host, int port) {
+            return topology(Topology.standalone(host, port));
+        }
+
+        /** A master monitored by Sentinel; {@code sentinels} as {@code host:port}. */
+        public Builder sentinel(String masterName, List<String> sentinels) {
+            return topology(Topology.sentinel(masterName, sentinels));
+        }
+
+        /** A Redis Cluster; {@code nodes} as {@code host:port}, one or more seed nodes. */
+        public Builder cluster(List<String> nodes) {
+            return topology(Topology.cluster(nodes));
+        }
+
+        /**
+         * An existing Jedis client ({@code RedisClient}, {@code RedisSentinelClient}, {@code
+         * RedisClusterClient} or another {@link UnifiedJedis}). The provider uses one of its pooled
+         * connections for the subscriber and does not close the client. Connection settings in
+         * {@link RedisLockOptions} (pool, timeouts, credentials, TLS, database) are then ignored.
+         */
+        public Builder client(UnifiedJedis client) {
+            Objects.requireNonNull(client, "client must not be null");
+            if (topology != null) {
+                throw new IllegalStateException(
+                        "a server address was already set; use either client(...) or an address");
+            }
+            this.client = client;
+            return this;
+        }
+
+        Builder topology(Topology topology) {
+            if (client != null) {
+                throw new IllegalStateException("a client was already set; use either client(...) or an address");
+            }
+            this.topology = topology;
+            return this;
+        }
+
+        public Builder options(RedisLockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().lockOptions(lockOptions).build())}. */
+        public Builder lockOptions(LockOptions lockOptions) {
+            this.options = options.mutate().lockOptions(lockOptions).build();
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.options = options.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /** @throws IllegalStateException if neither an address nor a client was given */
+        public RedisLockProvider build() {
+            if (topology == null && client == null) {
+                throw new IllegalStateException(
+                        "no server given: call standalone(...), sentinel(...), cluster(...) or client(...)");
+            }
+            return new RedisLockProvider(this);
+        }
+    }
+}

@@ -1,0 +1,386 @@
+package io.distlock.redis.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
+import io.distlock.redis.RedisLockOptions;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The Redis driver: one Lua script per acquisition, release and renewal, waiting through the
+ * provider's single {@link Subscriber}.
+ */
+public final class RedisDriver implements LockDriver {
+    private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String BACKEND = "redis";
+    private static final int STALE_RETRIES = 2;
+    /** Wait cap while the subscription is not confirmed (degraded mode: polling). */
+    private static final long UNCONFIRMED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final UnifiedJedis client;
+    private final boolean ownsClient;
+    private final RedisLockOptions options;
+    private final RedisKeys keys;
+    private final Capabilities capabilities;
+    private final Subscriber subscriber;
+    private final String leaseMillis;
+    private final String counterTtlMillis;
+    private volatile boolean closed;
+
+    private RedisDriver(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.options = options;
+        this.keys = new RedisKeys(options.keyPrefix());
+        this.capabilities = Capabilities.builder()
+                .fencing(Capabilities.Fencing.MONOTONIC_PER_LOCK)
+                .fencingSurvivesServerRestart(options.assumePersistence())
+                .automaticRenewal(true)
+                .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+                .fifo(false)
+                .reentrant(false)
+                .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .build();
+        long lease = options.lockOptions().leaseTime().toMillis();
+        this.leaseMillis = Long.toString(lease);
+        long retention = options.counterRetention().toMillis();
+        this.counterTtlMillis = Long.toString(Math.max(retention, Math.multiplyExact(lease, 10)));
+        this.subscriber = new Subscriber(
+                client, options.keyPrefix(), options.lockOptions().ticker());
+    }
+
+    /**
+     * A driver on {@code client}, which it closes on {@link #close()} only if {@code ownsClient}.
+     * Starts the subscriber thread.
+     */
+    public static RedisDriver create(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
+        RedisDriver d = new RedisDriver(client, ownsClient, options);
+        d.subscriber.start();
+        return d;
+    }
+
+    /** The key layout. */
+    public RedisKeys keys() {
+        return keys;
+    }
+
+    /** The Jedis client (for tests and fault hooks). */
+    public UnifiedJedis client() {
+        return client;
+    }
+
+    /** Number of lock channels the subscriber currently listens to (for tests). */
+    public int subscribedChannels() {
+        return subscriber.channelCount();
+    }
+
+    static String newOwner() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.WATCHDOG;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        return new RedisContender(ctx);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            subscriber.close();
+        } finally {
+            if (ownsClient) {
+                client.close();
+            }
+        }
+    }
+
+    /** The outcome of one script call, with the number of replicas that acknowledged it. */
+    private record Reply(Object value, long acks) {}
+
+    /**
+     * Runs {@code script}: EVALSHA, falling back to EVAL on NOSCRIPT. With {@code requiredReplicas >
+     * 0}, pipelines {@code WAIT n timeout} behind it on the same connection.
+     */
+    private Reply run(
+            Scripts.Script script, String lockName, List<String> keyList, List<String> args, boolean replicate) {
+        // A pooled connection may have died while idle (server restart, proxy reset): such a failure
+        // is retried on another connection, at most STALE_RETRIES times. Every script is idempotent
+        // for its owner value, so a retry after a lost reply does no harm. Timeouts are not retried.
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return runOnce(script, lockName, keyList, args, replicate);
+            } catch (BackendUnavailableException e) {
+                if (attempt >= STALE_RETRIES || !isStaleConnection(e.getCause())) {
+                    throw e;
+                }
+                log.debug("distlock.redis.retry_on_new_connection lock={} attempt={}", lockName, attempt + 1);
+            }
+        }
+    }
+
+    private static boolean isStaleConnection(Throwable t) {
+        if (!(t instanceof JedisConnectionException)) {
+            return false;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.SocketTimeoutException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Reply runOnce(
+            Scripts.Script script, String lockName, List<String> keyList, List<String> args, boolean replicate) {
+        try {
+            if (!replicate || options.requiredReplicas() == 0) {
+                try {
+                    return new Reply(client.evalsha(script.sha(), keyList, args), 0);
+                } catch (JedisDataException e) {
+                    if (!isNoScript(e)) {
+                        throw e;
+                    }
+                    return new Reply(client.eval(script.text(), keyList, args), 0);
+                }
+            }
+            Reply r = runWithWait(script, keyList, args, true);
+            return r != null ? r : runWithWait(script, keyList, args, false);
+        } catch (JedisDataException e) {
+            throw new BackendUnavailableException(
+                    "Redis rejected the lock script: " + e.getMessage(), lockName, BACKEND, e);
+        } catch (JedisException e) {
+            throw new BackendUnavailableException("Redis request failed: " + e.getMessage(), lockName, BACKEND, e);
+        }
+    }
+
+    /** Returns null if {@code bySha} and the server did not know the script. */
+    private Reply runWithWait(Scripts.Script script, List<String> keyList, List<String> args, boolean bySha) {
+        try (AbstractPipeline p = client.pipelined()) {
+            Response<Object> value =
+                    bySha ? p.evalsha(script.sha(), keyList, args) : p.eval(script.text(), keyList, args);
+            Response<Long> acks = p.waitReplicas(
+                    keyList.get(0),
+                    options.requiredReplicas(),
+                    options.replicaAckTimeout().toMillis());
+            p.sync();
+            Object v;
+            try {
+                v = value.get();
+            } catch (JedisDataException e) {
+                if (bySha && isNoScript(e)) {
+                    return null;
+                }
+                throw e;
+            }
+            return new Reply(v, acks.get());
+        }
+    }
+
+    private static boolean isNoScript(JedisDataException e) {
+        String m = e.getMessage();
+        return m != null && m.startsWith("NOSCRIPT");
+    }
+
+    private final class RedisContender implements Contender {
+        private final AcquireContext ctx;
+        private final String name;
+        private final String lockKey;
+        private final String tokenKey;
+        private final String channel;
+        private Subscriber.Channel interest;
+        private long seenEpoch;
+        private long holderTtlNanos;
+
+        RedisContender(AcquireContext ctx) {
+            this.ctx = ctx;
+            this.name = ctx.lockName();
+            this.lockKey = keys.lockKey(name);
+            this.tokenKey = keys.tokenKey(name);
+            this.channel = keys.channel(name);
+        }
+
+        @Override
+        public Optional<HeldLock> tryAcquire() {
+            if (closed) {
+                throw new IllegalStateException("provider is closed (lock '" + name + "', backend redis)");
+            }
+            if (interest != null) {
+                seenEpoch = subscriber.epoch(interest);
+            }
+            String owner = newOwner();
+            long sentAt = ctx.ticker().read();
+            Reply reply = run(
+                    Scripts.ACQUIRE,
+                    name,
+                    List.of(lockKey, tokenKey),
+                    List.of(owner, leaseMillis, counterTtlMillis),
+                    true);
+            List<?> result = (List<?>) reply.value();
+            long flag = (Long) result.get(0);
+            if (flag != 1) {
+                long pttl = (Long) result.get(1);
+                // -1: key without TTL (set by someone else); -2: gone meanwhile. Retry after a lease at most.
+                holderTtlNanos = pttl >= 0
+                        ? TimeUnit.MILLISECONDS.toNanos(pttl + 1)
+                        : ctx.leaseTime().toNanos();
+                return Optional.empty();
+            }
+            long token = Long.parseLong(String.valueOf(result.get(1)));
+            Held held = new Held(ctx, owner, lockKey, channel, token, ctx.validUntil(sentAt));
+            if (options.requiredReplicas() > 0 && reply.acks() < options.requiredReplicas()) {
+                BackendUnavailableException failure = new BackendUnavailableException(
+                        "only " + reply.acks() + " of " + options.requiredReplicas()
+                                + " required replicas acknowledged the acquisition within "
+                                + options.replicaAckTimeout() + "; it was undone",
+                        name,
+                        BACKEND,
+                        null);
+                try {
+                    held.deleteIfOwner();
+                } catch (RuntimeException e) {
+                    failure.addSuppressed(e);
+                }
+                throw failure;
+            }
+            leave();
+            return Optional.of(held);
+        }
+
+        @Override
+        public void awaitChange(long deadlineNanos) throws InterruptedException {
+            if (closed) {
+                return;
+            }
+            long now = ctx.ticker().read();
+            if (interest == null) {
+                // Subscribe, wait for the server's confirmation, and return at once so the engine
+                // tries again: a release between our failed try and the subscription is not missed.
+                interest = subscriber.register(channel);
+                long confirmBy = Math.min(
+                        deadlineNanos,
+                        Deadlines.after(now, options.socketTimeout().toNanos()));
+                subscriber.awaitConfirmed(interest, confirmBy);
+                return;
+            }
+            long wait = holderTtlNanos;
+            if (!subscriber.isConfirmed(interest)) {
+                wait = Math.min(wait, UNCONFIRMED_POLL_NANOS);
+            }
+            long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
+            subscriber.awaitWakeUp(interest, seenEpoch, until);
+        }
+
+        @Override
+        public void abandon() {
+            leave();
+        }
+
+        private void leave() {
+            Subscriber.Channel i = interest;
+            if (i != null) {
+                interest = null;
+                subscriber.unregister(i);
+            }
+        }
+    }
+
+    private final class Held implements HeldLock {
+        private final AcquireContext ctx;
+        private final String owner;
+        private final String lockKey;
+        private final String channel;
+        private final long token;
+        private volatile long validUntil;
+
+        Held(AcquireContext ctx, String owner, String lockKey, String channel, long token, long validUntil) {
+            this.ctx = ctx;
+            this.owner = owner;
+            this.lockKey = lockKey;
+            this.channel = channel;
+            this.token = token;
+            this.validUntil = validUntil;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return OptionalLong.of(token);
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return validUntil;
+        }
+
+        @Override
+        public boolean renew() {
+            long sentAt = ctx.ticker().read();
+            Reply reply = run(Scripts.RENEW, ctx.lockName(), List.of(lockKey), List.of(owner, leaseMillis), true);
+            if (((Long) reply.value()) != 1L) {
+                return false;
+            }
+            if (options.requiredReplicas() > 0 && reply.acks() < options.requiredReplicas()) {
+                // Extended on the master only: a failover now could bring back the old TTL. Keep the
+                // old validity; the engine reports the lease lost if this persists past it.
+                throw new BackendUnavailableException(
+                        "only " + reply.acks() + " of " + options.requiredReplicas()
+                                + " required replicas acknowledged the renewal",
+                        ctx.lockName(),
+                        BACKEND,
+                        null);
+            }
+            validUntil = ctx.validUntil(sentAt);
+            return true;
+        }
+
+        @Override
+        public boolean release() {
+            return deleteIfOwner();
+        }
+
+        boolean deleteIfOwner() {
+            Reply reply = run(Scripts.RELEASE, ctx.lockName(), List.of(lockKey), List.of(owner, channel), false);
+            boolean deleted = ((Long) reply.value()) == 1L;
+            if (!deleted) {
+                log.debug("distlock.redis.release_not_owner lock={}", ctx.lockName());
+            }
+            return deleted;
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package io.distlock.redis.internal;
+
+import io.distlock.Ticker;
+import io.distlock.spi.Deadlines;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The one pub/sub connection of a provider, shared by every waiting thread of every lock name.
+ *
+ * <p>A daemon thread ({@code distlock-redis-subscriber-N}) runs a Jedis pub/sub loop that is always
+ * subscribed to a private control channel, plus one channel per lock name that has waiters,
+ * reference-counted: the first waiter of a name subscribes, the last one to leave unsubscribes.
+ *
+ * <p>A release message adds one wake-up permit to its channel and wakes <em>one</em> waiting thread,
+ * which takes the permit and tries to acquire: a release does not send every waiter of this JVM to
+ * the server at once (no thundering herd). The woken thread always makes its attempt (the engine
+ * retries right after the wait returns); if it loses to another client, that client's release
+ * publishes again. Events that may have hidden a release (subscription confirmed, reconnection)
+ * advance the channel's epoch and wake all its waiters once.
+ *
+ * <p>All sends on the connection happen under {@link #lock}, together with the reference count
+ * changes, so the order on the wire matches the order of the state changes.
+ */
+final class Subscriber implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Subscriber.class);
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    private static final long MAX_BACKOFF_MS = 1_000;
+
+    private final UnifiedJedis client;
+    private final Ticker ticker;
+    private final String controlChannel;
+    private final Thread thread;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition stateChanged = lock.newCondition(); // confirmations, close, backoff
+    private final Map<String, Channel> channels = new HashMap<>();
+    private PubSub active; // subscribed and confirmed; null while (re)connecting
+    private boolean closed;
+
+    /** Per-channel state; guarded by {@link #lock}. */
+    final class Channel {
+        final String name;
+        final Condition wake = lock.newCondition();
+        int refs;
+        long permits;
+        long epoch;
+        boolean confirmed;
+
+        Channel(String name) {
+            this.name = name;
+        }
+
+        void broadcast() {
+            epoch++;
+            wake.signalAll();
+        }
+    }
+
+    Subscriber(UnifiedJedis client, String prefix, Ticker ticker) {
+        this.client = client;
+        this.ticker = ticker;
+        byte[] id = new byte[8];
+        new SecureRandom().nextBytes(id);
+        this.controlChannel = prefix + ":subscriber:" + HexFormat.of().formatHex(id);
+        this.thread = new Thread(this::run, "distlock-redis-subscriber-" + SEQUENCE.incrementAndGet());
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Registers one waiter's interest in {@code channel}; subscribes if it is the first. */
+    Channel register(String channel) {
+        lock.lock();
+        try {
+            Channel ch = channels.computeIfAbsent(channel, Channel::new);
+            ch.refs++;
+            if (ch.refs == 1 && active != null) {
+                try {
+                    active.subscribe(channel);
+                } catch (RuntimeException e) {
+                    // the loop notices the broken connection, reconnects and subscribes everything
+                    log.debug("distlock.redis.subscribe_failed channel={}", channel, e);
+                }
+            }
+            return ch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes one waiter's interest; unsubscribes when it was the last one. */
+    void unregister(Channel ch) {
+        lock.lock();
+        try {
+            if (ch.refs <= 0) {
+                return;
+            }
+            ch.refs--;
+            if (ch.refs == 0) {
+                channels.remove(ch.name);
+                if (active != null) {
+                    try {
+                        active.unsubscribe(ch.name);
+                    } catch (RuntimeException e) {
+                        log.debug("distlock.redis.unsubscribe_failed channel={}", ch.name, e);
+                    }
+                }
+            } else if (ch.permits > 0) {
+                // a permit may have been meant for the waiter that left: hand it on
+                ch.wake.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The channel's epoch (take it before the attempt whose failure you will wait on). */
+    long epoch(Channel ch) {
+        lock.lock();
+        try {
+            return ch.epoch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits until the server confirmed the subscription, the deadline passes, or close. */
+    boolean awaitConfirmed(Channel ch, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (!ch.confirmed && !closed) {
+                long left = Deadlines.remaining(ticker, deadlineNanos);
+                if (left <= 0) {
+                    return false;
+                }
+                stateChanged.awaitNanos(left);
+            }
+            return ch.confirmed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the subscription is confirmed and the connection up. */
+    boolean isConfirmed(Channel ch) {
+        lock.lock();
+        try {
+            return ch.confirmed && active != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until a wake-up permit is available on {@code ch} (and takes it), the channel's epoch
+     * moves past {@code seenEpoch}, the deadline passes, or close.
+     */
+    void awaitWakeUp(Channel ch, long seenEpoch, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (ch.permits == 0 && ch.epoch == seenEpoch && !closed) {
+                long left = Deadlines.remaining(ticker, deadlineNanos);
+                if (left <= 0) {
+                    return;
+                }
+                ch.wake.awaitNanos(left);
+            }
+            if (ch.permits > 0) {
+                ch.permits--;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Number of channels with waiters (for tests). */
+    int channelCount() {
+        lock.lock();
+        try {
+            return channels.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (active != null) {
+                try {
+                    active.unsubscribe();
+                } catch (RuntimeException e) {
+                    log.debug("distlock.redis.subscriber_close_unsubscribe_failed", e);
+                }
+            }
+            stateChanged.signalAll();
+            channels.values().forEach(Channel::broadcast);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("distlock.redis.subscriber_still_running thread={}", thread.getName());
+        }
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        long backoff = 10;
+        while (!isClosed()) {
+            PubSub ps = new PubSub();
+            try {
+                client.subscribe(ps, controlChannel); // blocks until every channel is unsubscribed
+                backoff = 10;
+            } catch (RuntimeException e) {
+                log.debug("distlock.redis.subscriber_disconnected thread={}", thread.getName(), e);
+            } finally {
+                lock.lock();
+                try {
+                    active = null;
+                    for (Channel ch : channels.values()) {
+                        ch.confirmed = false;
+                        ch.broadcast(); // messages may have been missed: every waiter retries once
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+            lock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                stateChanged.await(backoff, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                lock.unlock();
+            }
+            backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        }
+    }
+
+    private final class PubSub extends JedisPubSub {
+        @Override
+        public void onSubscribe(String channel, int subscribedChannels) {
+            lock.lock();
+            try {
+                if (channel.equals(controlChannel)) {
+                    if (closed) {
+                        unsubscribe();
+                        return;
+                    }
+                    active = this;
+                    List<String> pending = new ArrayList<>(channels.keySet());
+                    if (!pending.isEmpty()) {
+                        subscribe(pending.toArray(new String[0]));
+                    }
+                    return;
+                }
+                Channel ch = channels.get(channel);
+                if (ch != null) {
+                    ch.confirmed = true;
+                    stateChanged.signalAll();
+                    // a release may have happened before the subscription took effect: retry once
+                    ch.broadcast();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void onMessage(String channel, String message) {
+            lock.lock();
+            try {
+                Channel ch = channels.get(channel);
+                if (ch != null) {
+                    ch.permits++;
+                    ch.wake.signal();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+}
