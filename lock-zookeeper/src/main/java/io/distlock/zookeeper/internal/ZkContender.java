@@ -58,9 +58,6 @@ final class ZkContender implements Contender {
     public Optional<HeldLock> tryAcquire() {
         checkOpen();
         for (int attempt = 0; attempt < 3; attempt++) {
-            // a request queued while disconnected is sent only after the reconnect: wait for the
-            // connection first, so that the send time read below is close to the real one
-            driver.awaitConnected(ctx.lockName());
             long sentAt = ctx.ticker().read();
             List<String> children;
             if (ourName != null && sessionId != driver.currentSessionId()) {

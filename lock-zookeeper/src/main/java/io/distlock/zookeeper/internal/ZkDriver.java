@@ -69,7 +69,6 @@ public final class ZkDriver implements LockDriver {
     final Ticker ticker;
     private final long requestedSessionTimeoutNanos;
     final long operationTimeoutNanos;
-    private final long connectionTimeoutNanos;
     private final double clockDriftFactor;
     private final boolean autoRenew;
     private final long minimumMarginNanos;
@@ -117,7 +116,6 @@ public final class ZkDriver implements LockDriver {
         this.requestedSessionTimeoutNanos = sessionTimeout.toNanos();
         this.negotiatedTimeoutNanos = requestedSessionTimeoutNanos;
         this.operationTimeoutNanos = 2 * connectionTimeout.toNanos() + sessionTimeout.toNanos();
-        this.connectionTimeoutNanos = connectionTimeout.toNanos();
         this.clockDriftFactor = lockOptions.clockDriftFactor();
         this.autoRenew = lockOptions.autoRenew();
         this.minimumMarginNanos = lockOptions.minimumSafetyMargin().toNanos();
@@ -379,33 +377,6 @@ public final class ZkDriver implements LockDriver {
         } catch (Exception e) {
             keepaliveInFlight.decrementAndGet();
             log.debug("distlock.zookeeper.keepalive_failed", e);
-        }
-    }
-
-    /** Blocks (bounded by the connection timeout) until the client is connected. */
-    void awaitConnected(String lockName) {
-        if (client.getZookeeperClient().isConnected()) {
-            return;
-        }
-        boolean interrupted = false;
-        try {
-            long end = System.nanoTime() + connectionTimeoutNanos;
-            while (!closed && !client.getZookeeperClient().isConnected()) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    return; // the request below fails with a connection loss, reported as such
-                }
-                try {
-                    client.blockUntilConnected(
-                            (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
