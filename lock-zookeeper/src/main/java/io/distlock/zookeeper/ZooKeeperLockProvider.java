@@ -38,7 +38,7 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  *
  * <p><b>Limits.</b> A lease is only as valid as the session: its deadline is {@code sendTime +
  * negotiatedSessionTimeout - margin} of the last request the server answered on the session (one
- * keepalive request per client every quarter of the session timeout moves it forward). When the
+ * keepalive request per client every fifth of the session timeout moves it forward). When the
  * connection is suspended the deadline stops moving, so the client stops believing it holds the lock
  * before the server can expire the session and grant it to someone else; if the session is lost, the
  * lease is lost and {@link Lease#lost()} completes. A reconnect within the session extends validity
