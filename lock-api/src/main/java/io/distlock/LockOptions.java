@@ -140,8 +140,8 @@ public final class LockOptions {
         private Builder() {}
 
         /**
-         * @throws IllegalArgumentException unless {@value} is between {@link #MIN_LEASE_TIME} and
-         *     {@link #MAX_LEASE_TIME}
+         * @throws IllegalArgumentException unless {@code leaseTime} is between {@link #MIN_LEASE_TIME}
+         *     and {@link #MAX_LEASE_TIME}
          */
         public Builder leaseTime(Duration leaseTime) {
             Objects.requireNonNull(leaseTime, "leaseTime must not be null");

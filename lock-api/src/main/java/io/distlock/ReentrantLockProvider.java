@@ -89,6 +89,12 @@ public final class ReentrantLockProvider implements LockProvider {
             if (hold == null) {
                 return Optional.empty();
             }
+            if (!hold.lease.isValid()) {
+                // the outer lease was lost: this thread holds nothing any more, so acquire afresh
+                // (enter() replaces the stale hold; its leases' releases then return false)
+                holds.remove(key, hold);
+                return Optional.empty();
+            }
             hold.count++;
             return Optional.of(new NestedLease(key, hold));
         }

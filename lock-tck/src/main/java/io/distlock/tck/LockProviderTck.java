@@ -1083,6 +1083,37 @@ public abstract class LockProviderTck {
                 .isInstanceOf(LeaseLostException.class);
     }
 
+    /**
+     * TCK-8.3: after a lease was lost, the same thread of the same client acquires the lock again
+     * and gets a fresh, valid lease (with a larger token where fencing is declared): nothing of the
+     * lost hold is reused, and every lease an acquisition returns is valid when returned.
+     *
+     * <p>If this fails, check client-side bookkeeping keyed by lock name or thread (reentrancy
+     * counts, cached owner values, a local "I hold it" flag) that is not cleared when a lease is lost.
+     */
+    @Test
+    @DisplayName("TCK-8.3 after a loss the same thread acquires a fresh valid lease")
+    void tck_8_3_afterLoss_sameThreadAcquiresFreshLease() {
+        LockProvider a = shortClient();
+        String name = name("reacquire");
+        Lease lease = present(a.lock(name).tryAcquire(), "TCK-8.3: tryAcquire");
+        hook("expireLease", () -> fixture.expireLease(name));
+        await("TCK-8.3: lost() completes after fixture.expireLease")
+                .atMost(shortLease().plus(slack()))
+                .pollInterval(POLL)
+                .until(() -> lease.lost().toCompletableFuture().isDone());
+        Lease again = present(a.lock(name).tryAcquire(), "TCK-8.3: the same thread's tryAcquire after the loss");
+        assertThat(again.isValid())
+                .as("TCK-8.3: the lease returned after the loss of %s must be valid: %s", describe(lease), again)
+                .isTrue();
+        if (caps().fencing().present()) {
+            assertThat(again.fencingToken().getAsLong())
+                    .as("TCK-8.3: token of the new lease after the loss of %s", describe(lease))
+                    .isGreaterThan(lease.fencingToken().getAsLong());
+        }
+        assertThat(again.release()).as("TCK-8.3: release() of the new lease").isTrue();
+    }
+
     // ------------------------------------------------------------------------------------------
     // 9. Fencing
     // ------------------------------------------------------------------------------------------

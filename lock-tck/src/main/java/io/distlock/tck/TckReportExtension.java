@@ -75,6 +75,9 @@ public final class TckReportExtension implements TestWatcher, AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) {
         List<Outcome> list = new ArrayList<>(outcomes(context));
+        context.getExecutionException()
+                .ifPresent(e -> list.add(new Outcome(
+                        "setup", "fixture and class-level setup/teardown", "", Status.FAILED, String.valueOf(e))));
         list.sort(Comparator.comparing(Outcome::rule, TckReportExtension::compareRules));
         String backend = context.getTestInstance()
                 .filter(LockProviderTck.class::isInstance)
