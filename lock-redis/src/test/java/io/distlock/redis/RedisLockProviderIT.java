@@ -71,7 +71,7 @@ class RedisLockProviderIT {
     }
 
     private Jedis admin() {
-        return fixture.server().admin();
+        return fixture.admin();
     }
 
     @Test

@@ -5,33 +5,35 @@ import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisKeys;
 import io.distlock.tck.TckFixture;
 import io.distlock.tck.UnsupportedHookException;
-import java.time.Duration;
-import java.util.ArrayList;
+import io.distlock.tck.servers.RedisCluster;
+import io.distlock.tck.servers.RedisSentinelSetup;
+import io.distlock.tck.servers.RedisServer;
 import java.util.List;
 import java.util.function.Function;
-import org.awaitility.Awaitility;
+import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
- * TCK fixture on local Redis servers: a standalone server, a master + replica watched by three
- * Sentinels, or a 3-master Cluster. Connections of our providers are recognised by their client
- * name ({@code distlock}), so admin and replication connections are not counted.
+ * TCK fixture on real servers from {@code io.distlock.tck.servers}: a standalone server, a master +
+ * replica watched by three Sentinels, or a 3-master Cluster. Connections of our providers are
+ * recognised by their client name ({@code distlock}), so admin, replication and Sentinel connections
+ * are not counted.
  */
 final class RedisTckFixture implements TckFixture {
     private static final RedisKeys KEYS = new RedisKeys(RedisLockOptions.DEFAULT_KEY_PREFIX);
 
     private final String kind;
-    private final LocalRedisServer standalone; // null unless standalone
-    private final List<LocalRedisServer> dataNodes; // where keys live (CLIENT LIST, DEL)
-    private final List<AutoCloseable> resources;
+    private final RedisServer standalone; // null unless standalone
+    private final Supplier<List<RedisServer>> dataNodes; // where keys live (CLIENT LIST, DEL)
+    private final AutoCloseable resources;
     private final Function<RedisLockOptions, RedisLockProvider> opener;
 
     private RedisTckFixture(
             String kind,
-            LocalRedisServer standalone,
-            List<LocalRedisServer> dataNodes,
-            List<AutoCloseable> resources,
+            RedisServer standalone,
+            Supplier<List<RedisServer>> dataNodes,
+            AutoCloseable resources,
             Function<RedisLockOptions, RedisLockProvider> opener) {
         this.kind = kind;
         this.standalone = standalone;
@@ -41,12 +43,12 @@ final class RedisTckFixture implements TckFixture {
     }
 
     static RedisTckFixture standalone() {
-        LocalRedisServer s = LocalRedisServer.start();
+        RedisServer s = RedisServer.start();
         return new RedisTckFixture(
                 "standalone",
                 s,
-                List.of(s),
-                List.of(s),
+                () -> List.of(s),
+                s,
                 o -> RedisLockProvider.builder()
                         .standalone(s.host(), s.port())
                         .options(o)
@@ -54,53 +56,43 @@ final class RedisTckFixture implements TckFixture {
     }
 
     static RedisTckFixture sentinel() {
-        List<AutoCloseable> res = new ArrayList<>();
-        try {
-            LocalRedisServer master = LocalRedisServer.start();
-            res.add(master);
-            LocalRedisServer replica =
-                    LocalRedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
-            res.add(replica);
-            List<String> sentinels = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                LocalRedisServer s = LocalRedisServer.startSentinel("distlock-master", master.port());
-                res.add(0, s); // sentinels stop first
-                sentinels.add(s.host() + ":" + s.port());
-            }
-            return new RedisTckFixture(
-                    "sentinel",
-                    null,
-                    List.of(master),
-                    res,
-                    o -> RedisLockProvider.builder()
-                            .sentinel("distlock-master", sentinels)
-                            .options(o)
-                            .build());
-        } catch (RuntimeException e) {
-            closeAll(res);
-            throw e;
-        }
-    }
-
-    static RedisTckFixture cluster() {
-        LocalRedisCluster c = LocalRedisCluster.start(3);
+        RedisSentinelSetup setup = RedisSentinelSetup.start();
+        List<String> sentinels =
+                setup.sentinels().stream().map(t -> t.host() + ":" + t.port()).toList();
         return new RedisTckFixture(
-                "cluster",
+                "sentinel",
                 null,
-                c.nodes(),
-                List.of(c),
+                () -> List.of(setup.master()),
+                setup,
                 o -> RedisLockProvider.builder()
-                        .cluster(c.addresses())
+                        .sentinel(setup.masterName(), sentinels)
                         .options(o)
                         .build());
     }
 
+    static RedisTckFixture cluster() {
+        RedisCluster c = RedisCluster.start(3);
+        List<String> nodes =
+                c.nodes().stream().map(n -> n.host() + ":" + n.port()).toList();
+        return new RedisTckFixture(
+                "cluster",
+                null,
+                c::nodes,
+                c,
+                o -> RedisLockProvider.builder().cluster(nodes).options(o).build());
+    }
+
     /** The standalone server. */
-    LocalRedisServer server() {
+    RedisServer server() {
         if (standalone == null) {
             throw new IllegalStateException("not a standalone fixture");
         }
         return standalone;
+    }
+
+    /** An admin connection to the standalone server. */
+    Jedis admin() {
+        return new Jedis(server().host(), server().port());
     }
 
     /** Opens a provider with full Redis options on this deployment. */
@@ -121,8 +113,8 @@ final class RedisTckFixture implements TckFixture {
     @Override
     public void expireLease(String lockName) {
         String key = KEYS.lockKey(lockName);
-        for (LocalRedisServer n : dataNodes) {
-            try (Jedis j = n.admin()) {
+        for (RedisServer n : dataNodes.get()) {
+            try (Jedis j = new Jedis(n.host(), n.port())) {
                 j.del(key);
             } catch (JedisMovedDataException otherNode) {
                 // Cluster: the key lives on another master
@@ -138,8 +130,8 @@ final class RedisTckFixture implements TckFixture {
     @Override
     public int serverConnectionCount() {
         int n = 0;
-        for (LocalRedisServer s : dataNodes) {
-            try (Jedis j = s.admin()) {
+        for (RedisServer s : dataNodes.get()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
                 for (String line : j.clientList().split("\n")) {
                     if (line.contains(" name=distlock ")) {
                         n++;
@@ -155,7 +147,7 @@ final class RedisTckFixture implements TckFixture {
         if (standalone == null) {
             throw new UnsupportedHookException("stopServer");
         }
-        standalone.stop();
+        standalone.kill();
     }
 
     @Override
@@ -163,26 +155,15 @@ final class RedisTckFixture implements TckFixture {
         if (standalone == null) {
             throw new UnsupportedHookException("startServer");
         }
-        standalone.restart();
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
-            try (Jedis j = standalone.admin()) {
-                return "PONG".equals(j.ping());
-            }
-        });
+        standalone.restart(true);
     }
 
     @Override
     public void close() {
-        closeAll(resources);
-    }
-
-    private static void closeAll(List<AutoCloseable> list) {
-        for (AutoCloseable c : list) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // best effort
-            }
+        try {
+            resources.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop the Redis servers", e);
         }
     }
 }
