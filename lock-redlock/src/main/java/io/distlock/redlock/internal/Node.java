@@ -1,0 +1,106 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.redlock.RedlockOptions;
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One independent master: its own connection pool and its own small I/O executor, so a slow or dead
+ * node never holds up requests to the others (latency isolation).
+ */
+final class Node implements AutoCloseable {
+    private final int index;
+    private final String address;
+    private final UnifiedJedis client;
+    private final ThreadPoolExecutor io;
+
+    Node(int index, HostAndPort hostAndPort, RedlockOptions options, String threadPrefix) {
+        this.index = index;
+        this.address = hostAndPort.getHost() + ":" + hostAndPort.getPort();
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(options.poolSize());
+        pool.setMaxIdle(options.poolSize());
+        pool.setMinIdle(0);
+        pool.setJmxEnabled(false);
+        pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(options.connectTimeout()))
+                .socketTimeoutMillis(millis(options.socketTimeout()))
+                .clientName("distlock");
+        options.username().ifPresent(config::user);
+        options.password().ifPresent(config::password);
+        if (options.database() != 0) {
+            config.database(options.database());
+        }
+        this.client = RedisClient.builder()
+                .hostAndPort(hostAndPort)
+                .clientConfig(config.build())
+                .poolConfig(pool)
+                .build();
+        AtomicInteger seq = new AtomicInteger();
+        String prefix = threadPrefix + "-node" + index + "-";
+        this.io = new ThreadPoolExecutor(
+                options.poolSize(), options.poolSize(), 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
+                    Thread t = new Thread(r, prefix + seq.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        io.allowCoreThreadTimeOut(true);
+    }
+
+    private static int millis(Duration d) {
+        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** {@code host:port}. */
+    String address() {
+        return address;
+    }
+
+    UnifiedJedis client() {
+        return client;
+    }
+
+    /** Runs {@code call} on this node's I/O executor. A full or stopped executor fails the future. */
+    <T> CompletableFuture<T> submit(Function<UnifiedJedis, T> call) {
+        try {
+            return CompletableFuture.supplyAsync(() -> call.apply(client), io);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        io.shutdownNow();
+        try {
+            client.close();
+        } finally {
+            try {
+                io.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return address;
+    }
+}

@@ -1,0 +1,407 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
+import io.distlock.Ticker;
+import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.internal.Scripts;
+import io.distlock.redlock.RedlockOptions;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.HostAndPort;
+
+/**
+ * The Redlock driver over N independent masters. Every round goes to all nodes at once (each node has
+ * its own connection pool and I/O threads) and ends as soon as its outcome is decided or after the
+ * per-node timeout. The Lua scripts are lock-redis's ({@link Scripts}): {@code REDLOCK_ACQUIRE},
+ * {@code REDLOCK_RAISE}, {@code RENEW} and {@code RELEASE}; the key layout is lock-redis's {@link
+ * RedisKeys} under Redlock's own prefix.
+ *
+ * <p>Acquisition with fencing (two rounds): round 1 is {@code SET lock owner NX PX lease} on every
+ * node, returning the node's fencing counter; with a majority, {@code t = max(counters read) + 1};
+ * round 2 raises the counter to {@code t} on every node that still holds our owner value. Acquired
+ * only if round 2 succeeded on a majority before the validity ({@code lease - elapsed - drift})
+ * ran out; otherwise the lock is released on every node, including those that did not answer.
+ * Without fencing, round 1 alone decides.
+ *
+ * <p>Waiting is polling: after a failed try the contender sleeps a random delay of up to {@link
+ * RedlockOptions#maxRetryDelay()} (at least a quarter of it), never longer than the shortest
+ * remaining TTL a node reported for the holder, nor past the caller's deadline.
+ */
+public final class RedlockDriver implements LockDriver {
+    private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    static final String BACKEND = "redlock";
+
+    private final List<Node> nodes;
+    private final int quorum;
+    private final RedlockOptions options;
+    private final RedisKeys keys;
+    private final Capabilities capabilities;
+    private final String leaseMillis;
+    private final long nodeTimeoutNanos;
+    private final Ticker ticker;
+    private final CountDownLatch closedSignal = new CountDownLatch(1);
+    private volatile boolean closed;
+
+    private RedlockDriver(List<HostAndPort> addresses, RedlockOptions options) {
+        this.options = options;
+        this.keys = new RedisKeys(options.keyPrefix());
+        this.quorum = addresses.size() / 2 + 1;
+        this.ticker = options.lockOptions().ticker();
+        this.leaseMillis = Long.toString(options.lockOptions().leaseTime().toMillis());
+        this.nodeTimeoutNanos = options.nodeTimeout().toNanos();
+        this.capabilities = Capabilities.builder()
+                .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
+                .fencingSurvivesServerRestart(options.fencing() && options.assumePersistence())
+                .automaticRenewal(true)
+                .wakeUp(Capabilities.WakeUp.POLLING)
+                .fifo(false)
+                .reentrant(false)
+                .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .build();
+        String threadPrefix = "distlock-redlock-io-" + SEQUENCE.incrementAndGet();
+        List<Node> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < addresses.size(); i++) {
+                opened.add(new Node(i, addresses.get(i), options, threadPrefix));
+            }
+        } catch (RuntimeException e) {
+            opened.forEach(Node::close);
+            throw e;
+        }
+        this.nodes = List.copyOf(opened);
+    }
+
+    /**
+     * A driver over {@code addresses} (one independent master each).
+     *
+     * @throws IllegalArgumentException for fewer than 3 nodes, an even number of nodes (unless
+     *     allowed), or a node given twice
+     */
+    public static RedlockDriver create(List<HostAndPort> addresses, RedlockOptions options) {
+        int n = addresses.size();
+        if (n < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent nodes (was " + n + ")");
+        }
+        if (n % 2 == 0 && !options.allowEvenNodeCount()) {
+            throw new IllegalArgumentException("the number of Redlock nodes must be odd (was " + n
+                    + "; an even count tolerates no more failures than one node less; allowEvenNodeCount(true)"
+                    + " accepts it)");
+        }
+        if (addresses.stream().distinct().count() != n) {
+            throw new IllegalArgumentException("Redlock nodes must be distinct (was " + addresses + ")");
+        }
+        return new RedlockDriver(addresses, options);
+    }
+
+    /** {@code host:port} of each node, in configuration order. */
+    public List<String> addresses() {
+        return nodes.stream().map(Node::address).toList();
+    }
+
+    /** The key layout (shared with lock-redis, under Redlock's prefix). */
+    public RedisKeys keys() {
+        return keys;
+    }
+
+    /** Votes needed: {@code N / 2 + 1}. */
+    public int quorum() {
+        return quorum;
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.WATCHDOG;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        return new RedlockContender(ctx);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        closedSignal.countDown();
+        RuntimeException failure = null;
+        for (Node n : nodes) {
+            try {
+                n.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    static String newOwner() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    private long roundDeadline(long sentAt, long validUntil) {
+        return Math.min(Deadlines.after(sentAt, nodeTimeoutNanos), validUntil);
+    }
+
+    private static long flag(List<?> reply) {
+        return (Long) reply.get(0);
+    }
+
+    private static long counter(List<?> reply) {
+        return Long.parseLong(String.valueOf(reply.get(1)));
+    }
+
+    /**
+     * Deletes {@code owner}'s lock on every node whose round-1 request did not answer "no": on a
+     * node still busy with that request, the release follows it, so a late acquisition is undone
+     * too. Fire-and-forget; the keys expire with their TTL anyway.
+     */
+    private void releaseEverywhere(Round<List<?>> round1, String name, String owner) {
+        List<String> keyList = List.of(keys.lockKey(name));
+        List<String> args = List.of(owner, keys.channel(name));
+        for (Node n : nodes) {
+            int i = n.index();
+            round1.future(i).handle((reply, error) -> {
+                if (error == null && flag(reply) != 1L) {
+                    return null; // this node never held our value
+                }
+                n.submit(c -> Scripts.run(c, Scripts.RELEASE, keyList, args)).whenComplete((r, e) -> {
+                    if (e != null) {
+                        log.debug("distlock.redlock.release_failed lock={} node={}", name, n.address(), e);
+                    }
+                });
+                return null;
+            });
+        }
+    }
+
+    private BackendUnavailableException noMajority(String name, String what, Round<?> round) {
+        return new BackendUnavailableException(
+                what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
+                        + " Redlock nodes answered within "
+                        + options.nodeTimeout().toMillis() + " ms, a majority of "
+                        + quorum + " is needed; unreachable: " + round.describeUnanswered(),
+                name,
+                BACKEND,
+                round.firstError());
+    }
+
+    private final class RedlockContender implements Contender {
+        private final AcquireContext ctx;
+        private final String name;
+        private final List<String> keyList;
+        private long holderTtlNanos;
+
+        RedlockContender(AcquireContext ctx) {
+            this.ctx = ctx;
+            this.name = ctx.lockName();
+            this.keyList = List.of(keys.lockKey(name), keys.tokenKey(name));
+        }
+
+        @Override
+        public Optional<HeldLock> tryAcquire() {
+            if (closed) {
+                throw new IllegalStateException("provider is closed (lock '" + name + "', backend redlock)");
+            }
+            String owner = newOwner();
+            long sentAt = ticker.read();
+            long validUntil = ctx.validUntil(sentAt);
+            List<String> args = List.of(owner, leaseMillis);
+            Round<List<?>> round1 = Round.start(
+                    nodes,
+                    quorum,
+                    reply -> flag(reply) == 1L,
+                    n -> n.submit(c -> (List<?>) Scripts.run(c, Scripts.REDLOCK_ACQUIRE, keyList, args)));
+            boolean majority = round1.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
+            if (!majority || Deadlines.passed(ticker, validUntil)) {
+                return fail(round1, owner);
+            }
+            if (!options.fencing()) {
+                return Optional.of(new Held(ctx, owner, round1, OptionalLong.empty(), validUntil));
+            }
+            long max = 0;
+            for (Node n : nodes) {
+                List<?> reply = round1.answer(n.index());
+                if (reply != null) {
+                    max = Math.max(max, counter(reply));
+                }
+            }
+            long t = max + 1;
+            List<String> raiseArgs = List.of(owner, Long.toString(t));
+            Round<Long> round2 = Round.start(
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    n -> round1.future(n.index())
+                            .thenCompose(reply -> flag(reply) == 1L
+                                    ? n.submit(c -> (Long) Scripts.run(c, Scripts.REDLOCK_RAISE, keyList, raiseArgs))
+                                    : CompletableFuture.completedFuture(0L)));
+            long raisedAt = ticker.read();
+            boolean raised = round2.awaitUninterruptibly(ticker, roundDeadline(raisedAt, validUntil));
+            if (!raised || Deadlines.passed(ticker, validUntil)) {
+                releaseEverywhere(round1, name, owner);
+                if (!raised
+                        && round2.yesCount() + round2.unansweredCount() >= quorum
+                        && !Deadlines.passed(ticker, validUntil)) {
+                    throw noMajority(name, "fencing round for lock '" + name + "' did not reach a majority", round2);
+                }
+                holderTtlNanos = 0;
+                return Optional.empty();
+            }
+            return Optional.of(new Held(ctx, owner, round1, OptionalLong.of(t), validUntil));
+        }
+
+        private Optional<HeldLock> fail(Round<List<?>> round1, String owner) {
+            releaseEverywhere(round1, name, owner);
+            if (nodes.size() - round1.unansweredCount() < quorum) {
+                throw noMajority(name, "cannot acquire lock '" + name + "'", round1);
+            }
+            long ttl = Long.MAX_VALUE;
+            for (Node n : nodes) {
+                List<?> reply = round1.answer(n.index());
+                if (reply != null && flag(reply) != 1L && reply.size() > 2) {
+                    long pttl = (Long) reply.get(2);
+                    if (pttl >= 0) {
+                        ttl = Math.min(ttl, pttl + 1);
+                    }
+                }
+            }
+            holderTtlNanos = ttl == Long.MAX_VALUE ? 0 : TimeUnit.MILLISECONDS.toNanos(ttl);
+            return Optional.empty();
+        }
+
+        @Override
+        public void awaitChange(long deadlineNanos) throws InterruptedException {
+            if (closed) {
+                return;
+            }
+            long max = options.maxRetryDelay().toNanos();
+            long wait = ThreadLocalRandom.current().nextLong(max / 4, max + 1);
+            if (holderTtlNanos > 0) {
+                wait = Math.min(wait, holderTtlNanos);
+            }
+            long now = ticker.read();
+            long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
+            long left = until - now;
+            if (left > 0) {
+                closedSignal.await(left, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    private final class Held implements HeldLock {
+        private final AcquireContext ctx;
+        private final String owner;
+        private final Round<List<?>> round1;
+        private final OptionalLong token;
+        private volatile long validUntil;
+
+        Held(AcquireContext ctx, String owner, Round<List<?>> round1, OptionalLong token, long validUntil) {
+            this.ctx = ctx;
+            this.owner = owner;
+            this.round1 = round1;
+            this.token = token;
+            this.validUntil = validUntil;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return validUntil;
+        }
+
+        @Override
+        public boolean renew() {
+            String name = ctx.lockName();
+            long sentAt = ticker.read();
+            List<String> keyList = List.of(keys.lockKey(name));
+            List<String> args = List.of(owner, leaseMillis);
+            Round<Long> round = Round.start(
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    n -> n.submit(c -> (Long) Scripts.run(c, Scripts.RENEW, keyList, args)));
+            boolean extended = round.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
+            if (extended && !Deadlines.passed(ticker, validUntil)) {
+                validUntil = ctx.validUntil(sentAt);
+                return true;
+            }
+            if (round.noCount() > nodes.size() - quorum) {
+                return false; // a majority no longer holds our value
+            }
+            if (extended) {
+                throw new BackendUnavailableException(
+                        "renewal of lock '" + name + "' reached a majority only after the validity ran out",
+                        name,
+                        BACKEND,
+                        null);
+            }
+            throw noMajority(name, "cannot renew lock '" + name + "'", round);
+        }
+
+        @Override
+        public boolean release() {
+            String name = ctx.lockName();
+            List<String> keyList = List.of(keys.lockKey(name));
+            List<String> args = List.of(owner, keys.channel(name));
+            Round<Long> round = Round.start(
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    n -> round1.future(n.index())
+                            .handle((r, e) -> null)
+                            .thenCompose(
+                                    ignored -> n.submit(c -> (Long) Scripts.run(c, Scripts.RELEASE, keyList, args))));
+            long sentAt = ticker.read();
+            boolean deleted = round.awaitUninterruptibly(ticker, Deadlines.after(sentAt, nodeTimeoutNanos));
+            if (deleted) {
+                return true;
+            }
+            if (round.noCount() > nodes.size() - quorum) {
+                log.debug("distlock.redlock.release_not_owner lock={}", name);
+                return false;
+            }
+            throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round);
+        }
+    }
+}
