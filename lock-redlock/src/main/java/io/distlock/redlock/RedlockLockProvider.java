@@ -233,7 +233,9 @@ public final class RedlockLockProvider implements LockProvider {
         }
 
         /**
-         * Opens the provider: connection pools are created lazily, so this does no I/O.
+         * Opens the provider. It never blocks on the nodes: each node's I/O thread opens a first
+         * connection and loads the scripts in the background (failures are ignored there; the first
+         * round reports them).
          *
          * @throws IllegalArgumentException for fewer than 3 nodes, an even number (unless allowed),
          *     or a node given twice

@@ -1,7 +1,10 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.redis.internal.Scripts;
 import io.distlock.redlock.RedlockOptions;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,12 +17,15 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * One independent master: its own connection pool and its own small I/O executor, so a slow or dead
  * node never holds up requests to the others (latency isolation).
  */
 final class Node implements AutoCloseable {
+    private static final int STALE_RETRIES = 2;
+
     private final int index;
     private final String address;
     private final UnifiedJedis client;
@@ -74,6 +80,48 @@ final class Node implements AutoCloseable {
 
     UnifiedJedis client() {
         return client;
+    }
+
+    /**
+     * Runs {@code script} on this node's I/O executor (EVALSHA, EVAL on NOSCRIPT). A pooled
+     * connection that died while idle (node restart, proxy reset) is retried on another connection,
+     * at most {@link #STALE_RETRIES} times; every Redlock script is idempotent for its owner value,
+     * so a retry after a lost reply does no harm. Timeouts are not retried.
+     */
+    <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args) {
+        return submit(c -> {
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    @SuppressWarnings("unchecked")
+                    T reply = (T) Scripts.run(c, script, keys, args);
+                    return reply;
+                } catch (JedisConnectionException e) {
+                    if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                        throw e;
+                    }
+                }
+            }
+        });
+    }
+
+    private static boolean isStaleConnection(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SocketTimeoutException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Loads the scripts in the background and opens a connection, so the first round is fast. */
+    void warmUp(List<Scripts.Script> scripts) {
+        submit(c -> {
+                    for (Scripts.Script s : scripts) {
+                        c.scriptLoad(s.text());
+                    }
+                    return null;
+                })
+                .whenComplete((r, e) -> {});
     }
 
     /** Runs {@code call} on this node's I/O executor. A full or stopped executor fails the future. */

@@ -89,6 +89,10 @@ public final class RedlockDriver implements LockDriver {
             throw e;
         }
         this.nodes = List.copyOf(opened);
+        List<Scripts.Script> scripts = options.fencing()
+                ? List.of(Scripts.REDLOCK_ACQUIRE, Scripts.REDLOCK_RAISE, Scripts.RENEW, Scripts.RELEASE)
+                : List.of(Scripts.REDLOCK_ACQUIRE, Scripts.RENEW, Scripts.RELEASE);
+        nodes.forEach(n -> n.warmUp(scripts));
     }
 
     /**
@@ -201,7 +205,7 @@ public final class RedlockDriver implements LockDriver {
                 if (error == null && flag(reply) != 1L) {
                     return null; // this node never held our value
                 }
-                n.submit(c -> Scripts.run(c, Scripts.RELEASE, keyList, args)).whenComplete((r, e) -> {
+                n.<Long>run(Scripts.RELEASE, keyList, args).whenComplete((r, e) -> {
                     if (e != null) {
                         log.debug("distlock.redlock.release_failed lock={} node={}", name, n.address(), e);
                     }
@@ -247,7 +251,7 @@ public final class RedlockDriver implements LockDriver {
                     nodes,
                     quorum,
                     reply -> flag(reply) == 1L,
-                    n -> n.submit(c -> (List<?>) Scripts.run(c, Scripts.REDLOCK_ACQUIRE, keyList, args)));
+                    n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args));
             boolean majority = round1.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
             if (!majority || Deadlines.passed(ticker, validUntil)) {
                 return fail(round1, owner);
@@ -270,7 +274,7 @@ public final class RedlockDriver implements LockDriver {
                     v -> v == 1L,
                     n -> round1.future(n.index())
                             .thenCompose(reply -> flag(reply) == 1L
-                                    ? n.submit(c -> (Long) Scripts.run(c, Scripts.REDLOCK_RAISE, keyList, raiseArgs))
+                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs)
                                     : CompletableFuture.completedFuture(0L)));
             long raisedAt = ticker.read();
             boolean raised = round2.awaitUninterruptibly(ticker, roundDeadline(raisedAt, validUntil));
@@ -356,11 +360,8 @@ public final class RedlockDriver implements LockDriver {
             long sentAt = ticker.read();
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, leaseMillis);
-            Round<Long> round = Round.start(
-                    nodes,
-                    quorum,
-                    v -> v == 1L,
-                    n -> n.submit(c -> (Long) Scripts.run(c, Scripts.RENEW, keyList, args)));
+            Round<Long> round =
+                    Round.start(nodes, quorum, v -> v == 1L, n -> n.<Long>run(Scripts.RENEW, keyList, args));
             boolean extended = round.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
             if (extended && !Deadlines.passed(ticker, validUntil)) {
                 validUntil = ctx.validUntil(sentAt);
@@ -390,8 +391,7 @@ public final class RedlockDriver implements LockDriver {
                     v -> v == 1L,
                     n -> round1.future(n.index())
                             .handle((r, e) -> null)
-                            .thenCompose(
-                                    ignored -> n.submit(c -> (Long) Scripts.run(c, Scripts.RELEASE, keyList, args))));
+                            .thenCompose(ignored -> n.<Long>run(Scripts.RELEASE, keyList, args)));
             long sentAt = ticker.read();
             boolean deleted = round.awaitUninterruptibly(ticker, Deadlines.after(sentAt, nodeTimeoutNanos));
             if (deleted) {
