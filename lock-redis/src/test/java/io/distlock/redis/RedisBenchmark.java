@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.Lease;
+import io.distlock.tck.servers.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +36,8 @@ public final class RedisBenchmark {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args.length > 0 ? args[0] : "target/redis-bench.json");
         Map<String, Object> result = new LinkedHashMap<>();
-        try (LocalRedisServer server = LocalRedisServer.start();
-                Jedis admin = server.admin()) {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = new Jedis(server.host(), server.port())) {
             result.put(
                     "redis",
                     admin.info("server")
@@ -115,7 +116,7 @@ public final class RedisBenchmark {
         System.out.println(toJson(result, ""));
     }
 
-    private static RedisLockProvider provider(LocalRedisServer server) {
+    private static RedisLockProvider provider(RedisServer server) {
         return RedisLockProvider.builder()
                 .standalone(server.host(), server.port())
                 .options(RedisLockOptions.builder()
@@ -162,7 +163,7 @@ public final class RedisBenchmark {
         return s;
     }
 
-    private static Map<String, Object> contended(LocalRedisServer server, int clients) throws Exception {
+    private static Map<String, Object> contended(RedisServer server, int clients) throws Exception {
         List<RedisLockProvider> ps = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             ps.add(provider(server));
@@ -204,7 +205,7 @@ public final class RedisBenchmark {
         return r;
     }
 
-    private static Map<String, Object> hundredWaiters(LocalRedisServer server, Jedis admin, double pingP50)
+    private static Map<String, Object> hundredWaiters(RedisServer server, Jedis admin, double pingP50)
             throws Exception {
         try (RedisLockProvider holder = provider(server);
                 RedisLockProvider waiters = provider(server)) {

@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.Lease;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -21,16 +23,18 @@ import redis.clients.jedis.Jedis;
  */
 class RedisFailoverIT {
     private static final String NAME = "failover/job";
-    private LocalRedisServer master;
-    private LocalRedisServer replica;
-    private HoldingTcpProxy link;
+    private RedisServer master;
+    private RedisServer replica;
+    private TcpProxy link;
 
     @BeforeEach
     void start() throws Exception {
-        master = LocalRedisServer.start("--repl-diskless-sync-delay", "0");
-        link = new HoldingTcpProxy(master.port()); // the replication link, which the tests delay
-        replica = LocalRedisServer.start("--replicaof", "127.0.0.1", Integer.toString(link.port()));
-        try (Jedis m = master.admin()) {
+        master = RedisServer.builder().args("--repl-diskless-sync-delay", "0").start();
+        link = TcpProxy.start(master.host(), master.port()); // the replication link, which the tests delay
+        replica = RedisServer.builder()
+                .args("--replicaof", "127.0.0.1", Integer.toString(link.port()))
+                .start();
+        try (Jedis m = new Jedis(master.host(), master.port())) {
             // online on the master's side and answering acknowledgements
             await("replica in sync")
                     .atMost(Duration.ofSeconds(10))
@@ -45,14 +49,14 @@ class RedisFailoverIT {
         master.close();
     }
 
-    private RedisLockProvider client(LocalRedisServer server, int requiredReplicas) {
+    private RedisLockProvider client(RedisServer server, int requiredReplicas) {
         return RedisLockProvider.builder()
                 .standalone(server.host(), server.port())
                 .options(RedisLockOptions.builder()
                         .leaseTime(Duration.ofSeconds(10))
                         .requiredReplicas(requiredReplicas)
-                        .replicaAckTimeout(Duration.ofMillis(200))
-                        .socketTimeout(Duration.ofSeconds(1))
+                        .replicaAckTimeout(Duration.ofSeconds(1))
+                        .socketTimeout(Duration.ofSeconds(3))
                         .connectTimeout(Duration.ofMillis(300))
                         .build())
                 .build();
@@ -61,7 +65,7 @@ class RedisFailoverIT {
     private void failOver() {
         master.kill();
         link.close(); // what the replica had not received is lost with the master
-        try (Jedis r = replica.admin()) {
+        try (Jedis r = new Jedis(replica.host(), replica.port())) {
             r.replicaofNoOne();
         }
     }
@@ -70,7 +74,7 @@ class RedisFailoverIT {
     void failover_withoutReplicaAcks_lockAcquiredJustBeforeMasterDiesIsGrantedAgain() {
         try (RedisLockProvider a = client(master, 0)) {
             assertThat(a.capabilities().failover()).isEqualTo(Capabilities.Failover.MAY_GRANT_TWICE);
-            link.hold(); // the replica lags: it has not seen the acquisition yet
+            link.blackhole(TcpProxy.Direction.BOTH); // the replica lags: it has not seen the acquisition yet
             Lease first = a.lock(NAME).tryAcquire().orElseThrow();
             assertThat(first.isValid()).isTrue();
             failOver();
@@ -90,11 +94,11 @@ class RedisFailoverIT {
     @Test
     void failover_requiredReplicasWhileReplicaLags_acquisitionFailsInsteadOfBeingLost() {
         try (RedisLockProvider a = client(master, 1)) {
-            link.hold();
+            link.blackhole(TcpProxy.Direction.BOTH);
             assertThatThrownBy(() -> a.lock(NAME).tryAcquire())
                     .isInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining("0 of 1 required replicas");
-            try (Jedis m = master.admin()) {
+            try (Jedis m = new Jedis(master.host(), master.port())) {
                 assertThat(m.exists(a.lockKey(NAME)))
                         .as("the acquisition was undone")
                         .isFalse();
@@ -113,7 +117,7 @@ class RedisFailoverIT {
                 assertThat(b.lock(NAME).tryAcquire())
                         .as("the acknowledged acquisition is on the promoted replica")
                         .isEmpty();
-                try (Jedis r = replica.admin()) {
+                try (Jedis r = new Jedis(replica.host(), replica.port())) {
                     r.del(b.lockKey(NAME)); // let the lease end, as its TTL would
                 }
                 Lease next = b.lock(NAME).tryAcquire().orElseThrow();

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -12,16 +14,17 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 /** A client whose connections go through a proxy that holds or resets traffic. */
 class RedisNetworkFaultIT {
-    private LocalRedisServer server;
-    private HoldingTcpProxy proxy;
+    private RedisServer server;
+    private TcpProxy proxy;
 
     @BeforeEach
     void start() throws Exception {
-        server = LocalRedisServer.start();
-        proxy = new HoldingTcpProxy(server.port());
+        server = RedisServer.start();
+        proxy = TcpProxy.start(server.host(), server.port());
     }
 
     @AfterEach
@@ -56,7 +59,7 @@ class RedisNetworkFaultIT {
             Lease held = a.lock("net/hold").tryAcquire().orElseThrow();
             CompletableFuture<Long> lostAt = new CompletableFuture<>();
             held.lost().thenAccept(e -> lostAt.complete(System.nanoTime()));
-            proxy.hold();
+            proxy.blackhole(TcpProxy.Direction.BOTH);
             long at = lostAt.get(5, TimeUnit.SECONDS);
             // validity = lease - margin, counted from before the request was sent; a little slack for the timer
             assertThat(Duration.ofNanos(at - before)).isLessThan(lease.plusMillis(50));
@@ -80,7 +83,7 @@ class RedisNetworkFaultIT {
             await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
             proxy.cutConnections();
             // the subscriber reconnects and resubscribes: the channel has a subscriber again on the server
-            try (var admin = server.admin()) {
+            try (var admin = new Jedis(server.host(), server.port())) {
                 await().atMost(Duration.ofSeconds(5))
                         .pollInterval(Duration.ofMillis(20))
                         .until(() -> admin.pubsubNumSub("distlock:{net%2Freset}:released")

@@ -3,14 +3,16 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
+import io.distlock.tck.servers.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 /** Fencing tokens across server restarts, with and without AOF. */
 class RedisPersistenceIT {
     private static final String NAME = "persist/job";
 
-    private static RedisLockProvider client(LocalRedisServer s, boolean persistent) {
+    private static RedisLockProvider client(RedisServer s, boolean persistent) {
         return RedisLockProvider.builder()
                 .standalone(s.host(), s.port())
                 .options(RedisLockOptions.builder()
@@ -20,7 +22,7 @@ class RedisPersistenceIT {
                 .build();
     }
 
-    private static long acquireAndRelease(LocalRedisServer s, boolean persistent) {
+    private static long acquireAndRelease(RedisServer s, boolean persistent) {
         try (RedisLockProvider p = client(s, persistent);
                 Lease lease = p.lock(NAME).tryAcquire().orElseThrow()) {
             assertThat(p.capabilities().fencingSurvivesServerRestart()).isEqualTo(persistent);
@@ -30,10 +32,10 @@ class RedisPersistenceIT {
 
     @Test
     void restart_withAof_tokensKeepIncreasingAndCounterSurvives() {
-        try (LocalRedisServer s = LocalRedisServer.start("--appendonly", "yes", "--appendfsync", "always")) {
+        try (RedisServer s = RedisServer.builder().durable(true).start()) {
             long before = acquireAndRelease(s, true);
-            s.restart();
-            try (var admin = s.admin()) {
+            s.restart(true);
+            try (Jedis admin = new Jedis(s.host(), s.port())) {
                 assertThat(admin.get("distlock:{persist%2Fjob}:token")).isEqualTo(Long.toString(before));
             }
             assertThat(acquireAndRelease(s, true)).isGreaterThan(before);
@@ -42,10 +44,10 @@ class RedisPersistenceIT {
 
     @Test
     void restart_withoutPersistence_counterLostButTokenFromServerClockStillLarger() {
-        try (LocalRedisServer s = LocalRedisServer.start()) {
+        try (RedisServer s = RedisServer.start()) {
             long before = acquireAndRelease(s, false);
-            s.restart();
-            try (var admin = s.admin()) {
+            s.restart(true);
+            try (Jedis admin = new Jedis(s.host(), s.port())) {
                 assertThat(admin.exists("distlock:{persist%2Fjob}:token")).isFalse();
             }
             // not promised by the capability (it depends on the server's wall clock), but shown here

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,26 +22,27 @@ import redis.clients.jedis.Jedis;
 class RedisSentinelFailoverIT {
     private static final String MASTER = "distlock-master";
     private static final String NAME = "sentinel-failover/job";
-    private LocalRedisServer master;
-    private LocalRedisServer replica;
-    private HoldingTcpProxy link;
-    private final List<LocalRedisServer> sentinels = new ArrayList<>();
+    private RedisServer master;
+    private RedisServer replica;
+    private TcpProxy link;
+    private final List<LocalSentinel> sentinels = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        master = LocalRedisServer.start("--repl-diskless-sync-delay", "0");
-        link = new HoldingTcpProxy(master.port());
-        replica = LocalRedisServer.start(
-                "--replicaof", "127.0.0.1", Integer.toString(link.port()), "--replica-announce-ip", "127.0.0.1");
-        try (Jedis m = master.admin()) {
+        master = RedisServer.builder().args("--repl-diskless-sync-delay", "0").start();
+        link = TcpProxy.start(master.host(), master.port());
+        replica = RedisServer.builder()
+                .args("--replicaof", "127.0.0.1", Integer.toString(link.port()), "--replica-announce-ip", "127.0.0.1")
+                .start();
+        try (Jedis m = new Jedis(master.host(), master.port())) {
             await("replica in sync")
                     .atMost(Duration.ofSeconds(10))
                     .until(() -> m.info("replication").contains("state=online") && m.waitReplicas(1, 100) == 1);
         }
         for (int i = 0; i < 3; i++) {
-            sentinels.add(LocalRedisServer.startSentinel(MASTER, master.port()));
+            sentinels.add(LocalSentinel.start(MASTER, master.port()));
         }
-        for (LocalRedisServer s : sentinels) {
+        for (LocalSentinel s : sentinels) {
             try (Jedis j = s.admin()) {
                 await("sentinel sees the replica and the other sentinels")
                         .atMost(Duration.ofSeconds(15))
@@ -53,7 +56,7 @@ class RedisSentinelFailoverIT {
 
     @AfterEach
     void stop() {
-        sentinels.forEach(LocalRedisServer::close);
+        sentinels.forEach(LocalSentinel::close);
         link.close();
         replica.close();
         master.close();
@@ -67,8 +70,8 @@ class RedisSentinelFailoverIT {
                 .options(RedisLockOptions.builder()
                         .leaseTime(Duration.ofSeconds(30))
                         .requiredReplicas(requiredReplicas)
-                        .replicaAckTimeout(Duration.ofMillis(500))
-                        .socketTimeout(Duration.ofSeconds(1))
+                        .replicaAckTimeout(Duration.ofSeconds(1))
+                        .socketTimeout(Duration.ofSeconds(3))
                         .connectTimeout(Duration.ofMillis(300))
                         .build())
                 .build();
@@ -83,7 +86,7 @@ class RedisSentinelFailoverIT {
                 .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptions()
                 .until(() -> {
-                    try (Jedis r = replica.admin()) {
+                    try (Jedis r = new Jedis(replica.host(), replica.port())) {
                         return r.info("replication").contains("role:master");
                     }
                 });
@@ -102,7 +105,7 @@ class RedisSentinelFailoverIT {
     void sentinelFailover_withoutReplicaAcks_lockGrantedTwice() {
         try (RedisLockProvider a = client(0);
                 RedisLockProvider b = client(0)) {
-            link.hold();
+            link.blackhole(TcpProxy.Direction.BOTH);
             Lease first = a.lock(NAME).tryAcquire().orElseThrow();
             killMasterAndAwaitPromotion();
             Optional<Lease> second = tryUntilServed(b);

@@ -4,7 +4,6 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisKeys;
 import io.distlock.tck.TckFixture;
-import io.distlock.tck.UnsupportedHookException;
 import io.distlock.tck.servers.RedisCluster;
 import io.distlock.tck.servers.RedisSentinelSetup;
 import io.distlock.tck.servers.RedisServer;
@@ -26,6 +25,7 @@ final class RedisTckFixture implements TckFixture {
     private final String kind;
     private final RedisServer standalone; // null unless standalone
     private final Supplier<List<RedisServer>> dataNodes; // where keys live (CLIENT LIST, DEL)
+    private final List<RedisServer> allNodes; // what stopServer stops (masters and replicas)
     private final AutoCloseable resources;
     private final Function<RedisLockOptions, RedisLockProvider> opener;
 
@@ -33,11 +33,13 @@ final class RedisTckFixture implements TckFixture {
             String kind,
             RedisServer standalone,
             Supplier<List<RedisServer>> dataNodes,
+            List<RedisServer> allNodes,
             AutoCloseable resources,
             Function<RedisLockOptions, RedisLockProvider> opener) {
         this.kind = kind;
         this.standalone = standalone;
         this.dataNodes = dataNodes;
+        this.allNodes = allNodes;
         this.resources = resources;
         this.opener = opener;
     }
@@ -48,6 +50,7 @@ final class RedisTckFixture implements TckFixture {
                 "standalone",
                 s,
                 () -> List.of(s),
+                List.of(s),
                 s,
                 o -> RedisLockProvider.builder()
                         .standalone(s.host(), s.port())
@@ -63,6 +66,7 @@ final class RedisTckFixture implements TckFixture {
                 "sentinel",
                 null,
                 () -> List.of(setup.master()),
+                List.of(setup.master(), setup.replica()),
                 setup,
                 o -> RedisLockProvider.builder()
                         .sentinel(setup.masterName(), sentinels)
@@ -78,6 +82,7 @@ final class RedisTckFixture implements TckFixture {
                 "cluster",
                 null,
                 c::nodes,
+                c.nodes(),
                 c,
                 o -> RedisLockProvider.builder().cluster(nodes).options(o).build());
     }
@@ -142,20 +147,30 @@ final class RedisTckFixture implements TckFixture {
         return n;
     }
 
+    /**
+     * Stops every data node (Sentinel: master and replica, so there is nothing to fail over to;
+     * Cluster: all masters). The Sentinels stay up.
+     */
     @Override
     public void stopServer() {
-        if (standalone == null) {
-            throw new UnsupportedHookException("stopServer");
-        }
-        standalone.kill();
+        allNodes.forEach(RedisServer::kill);
     }
 
+    /** Starts the data nodes again on the same ports, with their directories (Cluster: nodes.conf). */
     @Override
     public void startServer() {
-        if (standalone == null) {
-            throw new UnsupportedHookException("startServer");
+        allNodes.forEach(n -> n.restart(true));
+        if (kind.equals("cluster")) {
+            org.awaitility.Awaitility.await("cluster state ok after restart")
+                    .atMost(java.time.Duration.ofSeconds(20))
+                    .pollInterval(java.time.Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> allNodes.stream().allMatch(n -> {
+                        try (Jedis j = new Jedis(n.host(), n.port())) {
+                            return j.clusterInfo().contains("cluster_state:ok");
+                        }
+                    }));
         }
-        standalone.restart(true);
     }
 
     @Override
