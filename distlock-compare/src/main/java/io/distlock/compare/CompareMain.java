@@ -35,6 +35,10 @@ public final class CompareMain {
     static Map<String, Supplier<Backend>> knownBackends() {
         Map<String, Supplier<Backend>> m = new LinkedHashMap<>();
         m.put("mem", MemBackend::new);
+        m.put("redis", RedisBackend::new);
+        m.put("zookeeper", ZooKeeperBackend::new);
+        m.put("etcd", EtcdBackend::new);
+        m.put("mysql", MySqlBackend::new);
         return m;
     }
 

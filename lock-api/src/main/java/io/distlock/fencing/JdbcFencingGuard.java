@@ -146,8 +146,8 @@ public final class JdbcFencingGuard {
         }
     }
 
+    /** MySQL/MariaDB: error 1062 (SQLState 23000); standard SQL (PostgreSQL, H2): SQLState 23505. */
     private static boolean isDuplicateKey(SQLException e) {
-        String state = e.getSQLState();
-        return (state != null && state.startsWith("23")) || e.getErrorCode() == 1062;
+        return e.getErrorCode() == 1062 || "23505".equals(e.getSQLState());
     }
 }

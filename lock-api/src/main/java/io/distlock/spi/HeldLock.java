@@ -23,6 +23,11 @@ public interface HeldLock {
      * RenewalMode#WATCHDOG} drivers). On success the driver moves {@link #validUntilNanos()} to
      * {@code ctx.validUntil(t)} with {@code t} read before the request was sent.
      *
+     * <p>Renewals of all leases of one provider run one after another on the provider's watchdog
+     * thread, so a renewal must be bounded in time: use a request timeout well below the renewal
+     * interval ({@code leaseTime * renewalFraction}) and throw when it passes. (Loss detection does
+     * not depend on this: it runs on a separate timer thread.)
+     *
      * @return {@code true} if extended; {@code false} if the lock is gone or owned by someone else
      * @throws io.distlock.BackendUnavailableException if the outcome is unknown
      */

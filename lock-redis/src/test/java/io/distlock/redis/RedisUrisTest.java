@@ -69,6 +69,14 @@ class RedisUrisTest {
     }
 
     @Test
+    void parse_hostsWithoutPort_useDefaultPorts() {
+        assertThat(parse("redis://localhost").topology().nodes()).containsExactly(new HostAndPort("localhost", 6379));
+        assertThat(parse("redis://[::1]/2").topology().nodes()).containsExactly(new HostAndPort("::1", 6379));
+        assertThat(parse("redis-sentinel://s1,s2:26380/m").topology().nodes())
+                .containsExactly(new HostAndPort("s1", 26379), new HostAndPort("s2", 26380));
+    }
+
+    @Test
     void parse_cluster_readsSeedNodes() {
         RedisUris.Parsed p = parse("redis-cluster://a:7000,b:7001");
         assertThat(p.topology().kind()).isEqualTo(Topology.Kind.CLUSTER);

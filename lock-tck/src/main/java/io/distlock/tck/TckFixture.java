@@ -38,8 +38,15 @@ public interface TckFixture extends AutoCloseable {
     }
 
     /**
-     * Makes {@code client} die the way a killed process does: it stops renewing and answering, and
-     * releases nothing; the server notices only through TTL or session expiry.
+     * Makes {@code client} stop the way a frozen or unreachable process does (a long GC pause,
+     * SIGSTOP, a partition): it stops renewing and answering and releases nothing, and the server
+     * learns of it only through TTL, session or connection-timeout expiry. TCK-7.1 checks that the
+     * lock is not granted again before the frozen holder's own validity deadline, which is the
+     * safety property a pause needs.
+     *
+     * <p>Not a kill: a killed process's sockets are closed by the operating system, which some
+     * backends (MySQL, ZooKeeper on a clean close) take as an immediate release. That case has no
+     * stale belief left to protect; fault suites cover it with real child JVMs.
      */
     default void crashClient(LockProvider client) {
         throw new UnsupportedHookException("crashClient");

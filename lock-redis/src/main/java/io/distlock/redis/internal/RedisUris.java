@@ -15,7 +15,8 @@ import java.util.Locale;
  * Parses provider URIs:
  *
  * <ul>
- *   <li>{@code redis://[user:password@]host:port[/db][?params]} and {@code rediss://} (TLS);
+ *   <li>{@code redis://[user:password@]host[:port][/db][?params]} and {@code rediss://} (TLS);
+ *       the port defaults to 6379 (26379 for Sentinels);
  *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[?params]};
  *   <li>{@code redis-cluster://[user:password@]host:port[,host:port...][?params]}.
  * </ul>
@@ -61,12 +62,14 @@ public final class RedisUris {
                 b.username(user == null || user.isEmpty() ? null : user);
                 b.password(password == null || password.isEmpty() ? null : password);
             }
+            int defaultPort = scheme.equals("redis-sentinel") ? 26379 : 6379;
             List<String> hosts = new ArrayList<>();
             for (String h : authority.split(",", -1)) {
                 if (h.isBlank()) {
                     throw new IllegalArgumentException("empty host in host list");
                 }
-                hosts.add(h);
+                boolean hasPort = h.startsWith("[") ? h.contains("]:") : h.contains(":");
+                hosts.add(hasPort ? h : h + ":" + defaultPort);
             }
             String path = uri.getRawPath() == null ? "" : uri.getRawPath();
             Topology topology;

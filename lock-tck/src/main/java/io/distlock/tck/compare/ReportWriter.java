@@ -177,7 +177,7 @@ final class ReportWriter {
         StringBuilder sb = new StringBuilder();
         sb.append("| target | floor p50 µs | acquire+release p50 / p99 µs | × floor | round trips/op (floor) "
                 + "| contended ops/s (K) | lost updates | fair share min | hand-off p50 µs (1 / many) "
-                + "| distinct names acq/s | renewal req/s (1 / N locks) |\n");
+                + "| new names acquire+release/s | renewal req/s (1 / N locks) |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ComparisonTarget t : r.targets()) {
             String n = t.name();
@@ -216,7 +216,7 @@ final class ReportWriter {
                     .append(" / ")
                     .append(fmt(r.valueIfPresent(n, Scenario.HANDOFF_MANY, "p50_us"), "%.0f"))
                     .append(" | ")
-                    .append(fmt(r.valueIfPresent(n, Scenario.MANY_NAMES, "acquire_ops_per_s"), "%.0f"))
+                    .append(fmt(r.valueIfPresent(n, Scenario.MANY_NAMES, "ops_per_s"), "%.0f"))
                     .append(" | ")
                     .append(fmt(r.valueIfPresent(n, Scenario.RENEWAL, "requests_per_s_1_lock"), "%.2f"))
                     .append(" / ")

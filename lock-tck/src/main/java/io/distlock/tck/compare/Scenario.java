@@ -12,7 +12,7 @@ public enum Scenario {
     HANDOFF_1("hand-off, 1 waiter"),
     /** Release by A to acquisition by a waiting B, with many waiters. */
     HANDOFF_MANY("hand-off, many waiters"),
-    /** Acquire then release many distinct names from one client. */
+    /** Acquire and release many distinct, never-used names from one client. */
     MANY_NAMES("many distinct names"),
     /** Server requests per second caused by holding one lock (renewal / keepalive traffic). */
     RENEWAL("renewal traffic");

@@ -204,6 +204,7 @@ public final class ChildJvmLockClient implements AutoCloseable {
         return isValid(DEFAULT_TIMEOUT);
     }
 
+    /** {@link #isValid()} with a timeout. */
     public boolean isValid(Duration timeout) {
         return command("VALID", timeout).equals("VALID true");
     }
@@ -213,6 +214,7 @@ public final class ChildJvmLockClient implements AutoCloseable {
         return release(DEFAULT_TIMEOUT);
     }
 
+    /** {@link #release()} with a timeout. */
     public boolean release(Duration timeout) {
         return command("RELEASE", timeout).equals("RELEASED true");
     }
@@ -222,6 +224,7 @@ public final class ChildJvmLockClient implements AutoCloseable {
         return write(jdbcUrl, user, password, resource, DEFAULT_TIMEOUT);
     }
 
+    /** {@link #write(String, String, String, String)} with a timeout. */
     public WriteResult write(String jdbcUrl, String user, String password, String resource, Duration timeout) {
         for (String arg : List.of(jdbcUrl, user, password, resource)) {
             if (arg.isEmpty() || arg.contains(" ") || arg.contains("\n")) {
@@ -241,6 +244,7 @@ public final class ChildJvmLockClient implements AutoCloseable {
         return process.pid();
     }
 
+    /** Whether the child JVM process exists (a paused one does). */
     public boolean isAlive() {
         return process.isAlive();
     }

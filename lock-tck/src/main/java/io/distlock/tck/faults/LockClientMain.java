@@ -47,6 +47,7 @@ public final class LockClientMain {
         this.provider = provider;
     }
 
+    /** Entry point; see the class comment. */
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
             System.err.println("usage: LockClientMain <provider-uri>");

@@ -368,9 +368,10 @@ public final class TcpProxy implements AutoCloseable {
                     } finally {
                         lock.unlock();
                     }
+                    // counted before the write, so a peer that has read the bytes sees them counted
+                    (direction == Direction.UPSTREAM ? upstreamBytes : downstreamBytes).addAndGet(chunk.data().length);
                     out.write(chunk.data());
                     out.flush();
-                    (direction == Direction.UPSTREAM ? upstreamBytes : downstreamBytes).addAndGet(chunk.data().length);
                 }
             } catch (IOException e) {
                 reset();

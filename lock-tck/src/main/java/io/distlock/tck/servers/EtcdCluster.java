@@ -126,6 +126,7 @@ public final class EtcdCluster implements AutoCloseable {
         return members;
     }
 
+    /** The member at {@code index}, in start order. */
     public TestServer member(int index) {
         return members.get(index);
     }

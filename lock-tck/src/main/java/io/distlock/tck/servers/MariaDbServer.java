@@ -26,8 +26,11 @@ import java.util.Map;
  * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off.
  */
 public final class MariaDbServer implements TestServer {
+    /** The test database. */
     public static final String DATABASE = "distlock_test";
+    /** The TCP user, with all privileges on {@link #DATABASE}. */
     public static final String USER = "distlock";
+
     private static final String PASSWORD = "distlock-test-pw";
 
     private final ServerProcess delegate;
@@ -125,14 +128,17 @@ public final class MariaDbServer implements TestServer {
         return "mysql://" + USER + "@" + address() + "/" + DATABASE;
     }
 
+    /** The user name for {@link #jdbcUrl()}. */
     public String user() {
         return USER;
     }
 
+    /** The user's password (a fixed test value). */
     public String password() {
         return PASSWORD;
     }
 
+    /** The database name, {@value #DATABASE}. */
     public String database() {
         return DATABASE;
     }

@@ -21,7 +21,9 @@ import java.util.stream.Collectors;
  * after {@code cluster-node-timeout}, 2000 ms).
  */
 public final class RedisCluster implements AutoCloseable {
+    /** Number of hash slots of a Redis Cluster. */
     public static final int SLOTS = 16384;
+
     private final List<RedisServer> nodes;
 
     private RedisCluster(List<RedisServer> nodes) {
@@ -96,10 +98,12 @@ public final class RedisCluster implements AutoCloseable {
         });
     }
 
+    /** The masters, in start order. */
     public List<RedisServer> nodes() {
         return nodes;
     }
 
+    /** The master at {@code index}. */
     public RedisServer node(int index) {
         return nodes.get(index);
     }

@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
  * missing on the promoted replica — the failover case this setup exists to test.
  */
 public final class RedisSentinelSetup implements AutoCloseable {
+    /** The name the sentinels monitor the master under. */
     public static final String MASTER_NAME = "distlock-master";
 
     private final RedisServer first;
@@ -129,6 +130,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         return master == first ? second : first;
     }
 
+    /** The three sentinels. */
     public List<TestServer> sentinels() {
         return sentinels;
     }

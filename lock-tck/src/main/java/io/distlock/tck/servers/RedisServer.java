@@ -37,6 +37,7 @@ public final class RedisServer implements TestServer {
         return builder().start();
     }
 
+    /** A builder for a server with non-default settings. */
     public static Builder builder() {
         return new Builder();
     }

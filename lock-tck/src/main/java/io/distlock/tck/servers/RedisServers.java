@@ -51,14 +51,17 @@ public final class RedisServers implements AutoCloseable {
         }
     }
 
+    /** The masters, in start order. */
     public List<RedisServer> servers() {
         return servers;
     }
 
+    /** The master at {@code index}. */
     public RedisServer get(int index) {
         return servers.get(index);
     }
 
+    /** Number of masters. */
     public int size() {
         return servers.size();
     }

@@ -20,10 +20,15 @@ public enum ServerMode {
     DOCKER,
     AUTO;
 
+    /** System property choosing the mode. */
     public static final String PROPERTY = "distlock.servers";
+    /** System property naming the Redis image for docker mode. */
     public static final String REDIS_IMAGE_PROPERTY = "distlock.image.redis";
+    /** System property naming the etcd image for docker mode. */
     public static final String ETCD_IMAGE_PROPERTY = "distlock.image.etcd";
+    /** The official Redis image. */
     public static final String DEFAULT_REDIS_IMAGE = "redis:7.0";
+    /** The official etcd image. */
     public static final String DEFAULT_ETCD_IMAGE = "quay.io/coreos/etcd:v3.4.23";
 
     private static volatile Boolean dockerUsable;

@@ -8,10 +8,12 @@ package io.distlock.tck.servers;
 public class ServerStartException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** With a message saying what failed and what to do. */
     public ServerStartException(String message) {
         super(message);
     }
 
+    /** With a message and the cause. */
     public ServerStartException(String message, Throwable cause) {
         super(message, cause);
     }

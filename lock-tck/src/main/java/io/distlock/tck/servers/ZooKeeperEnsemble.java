@@ -128,10 +128,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 Map.of());
     }
 
+    /** The servers, in start order ({@code myid} 1..n). */
     public List<TestServer> members() {
         return members;
     }
 
+    /** The server at {@code index} ({@code myid} index + 1). */
     public TestServer member(int index) {
         return members.get(index);
     }

@@ -99,6 +99,25 @@ class ChildJvmLockClientIT {
     }
 
     @Test
+    void child_pausedLongerThanLease_stopsRenewingAndLosesTheLease() {
+        try (ChildJvmLockClient child = ChildJvmLockClient.start("mem://gc?leaseTime=1s&autoRenew=true")) {
+            assertThat(child.acquire("l", Duration.ZERO).acquired()).isTrue();
+            // renewal keeps the lease well past its lease time while the child runs
+            await().pollDelay(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> true);
+            assertThat(child.isValid()).isTrue();
+            // a "GC pause" longer than the lease: the watchdog cannot renew
+            try (Fault pause = Faults.pause(child, Duration.ofMillis(2500))) {
+                await().pollDelay(Duration.ofMillis(2000))
+                        .atMost(Duration.ofSeconds(3))
+                        .until(pause::isActive);
+            }
+            assertThat(child.isValid()).isFalse();
+        }
+    }
+
+    @Test
     void child_pauseFault_boundReached_childAnswersAgain() {
         try (ChildJvmLockClient child = ChildJvmLockClient.start("mem://f")) {
             try (Fault f = Faults.pause(child, Duration.ofMillis(400))) {

@@ -121,6 +121,12 @@ class LocalServersIT {
             assertThat(setup.reportedMasterAddress()).isEqualTo(promoted.address());
             assertThat(promoted.call("GET", "k")).isEqualTo("v");
             promoted.call("SET", "k2", "v2"); // writable
+
+            // the old master comes back empty and the sentinels turn it into a replica of the new one
+            oldMaster.restart(false);
+            assertThat(setup.replica()).isSameAs(oldMaster);
+            await().atMost(Duration.ofSeconds(45)).until(() -> "v2".equals(oldMaster.call("GET", "k2")));
+            assertThat(oldMaster.call("ROLE")).startsWith("[slave");
         }
     }
 

@@ -1,0 +1,99 @@
+package io.distlock.compare;
+
+import io.distlock.tck.compare.ComparisonTarget;
+import io.distlock.tck.servers.MariaDbServer;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * MySQL family: distlock's lock-mysql-skiplocked on MariaDB 10.11 ({@code
+ * --innodb-flush-log-at-trx-commit=2 --skip-log-bin}). Requests are counted from the server's
+ * {@code Questions} status (minus the status queries themselves).
+ */
+final class MySqlBackend extends ServerBackend {
+    private MariaDbServer server;
+    private Connection stats;
+    private Connection ping;
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    @Override
+    public void start() throws SQLException {
+        server = MariaDbServer.start();
+        stats = server.connect();
+        ping = server.connect();
+    }
+
+    private synchronized long questions() {
+        try (Statement s = stats.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
+            rs.next();
+            return rs.getLong(2) - (++statusReads);
+        } catch (SQLException e) {
+            throw unchecked(e);
+        }
+    }
+
+    private long statusReads;
+
+    private synchronized void selectOne() {
+        try (Statement s = ping.createStatement();
+                ResultSet rs = s.executeQuery("SELECT 1")) {
+            rs.next();
+        } catch (SQLException e) {
+            throw unchecked(e);
+        }
+    }
+
+    @Override
+    public List<ComparisonTarget> targets(boolean peers) {
+        String version;
+        try (Statement s = stats.createStatement();
+                ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            version = rs.getString(1);
+            statusReads++;
+        } catch (SQLException e) {
+            version = "?";
+        }
+        String uri = "mysql://" + server.user() + ":" + URLEncoder.encode(server.password(), StandardCharsets.UTF_8)
+                + "@" + server.host() + ":" + server.port() + "/" + server.database() + "?createTable=true";
+        List<ComparisonTarget> out = new ArrayList<>();
+        out.add(ours("mysql", uri)
+                .withFloor(this::selectOne, 2)
+                .withServerRequests(counter(this::questions))
+                .withServerVersion(version));
+        return out;
+    }
+
+    @Override
+    public String serverDescription() {
+        return "MariaDB " + server.address() + " (innodb_flush_log_at_trx_commit=2, skip-log-bin)";
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (stats != null) {
+                stats.close();
+            }
+            if (ping != null) {
+                ping.close();
+            }
+        } catch (SQLException ignored) {
+            // closing anyway
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+}

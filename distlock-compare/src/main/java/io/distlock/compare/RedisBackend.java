@@ -1,0 +1,101 @@
+package io.distlock.compare;
+
+import io.distlock.compare.peers.RedissonLockClient;
+import io.distlock.compare.peers.SetnxSleepLockClient;
+import io.distlock.tck.compare.ComparisonTarget;
+import io.distlock.tck.servers.RedisServer;
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Redis: distlock's lock-redis, Redisson's RLock and the hand-rolled SETNX + 1 s sleep lock, all on one
+ * redis-server ({@code --save "" --appendonly no}). Requests are counted from INFO commandstats.
+ */
+final class RedisBackend extends ServerBackend {
+    private RedisServer server;
+    private Jedis stats;
+    private Jedis ping;
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public void start() {
+        server = RedisServer.start();
+        stats = new Jedis(server.host(), server.port());
+        ping = new Jedis(server.host(), server.port());
+    }
+
+    /** Total commands served, not counting the INFO calls made to read it. */
+    private synchronized long commands() {
+        String info = stats.info("commandstats");
+        long total = 0;
+        long infoCalls = 0;
+        for (String line : info.split("\n")) {
+            if (line.startsWith("cmdstat_")) {
+                long calls = Probes.field(line.substring(line.indexOf(':') + 1), "calls");
+                total += calls;
+                if (line.startsWith("cmdstat_info:")) {
+                    infoCalls = calls;
+                }
+            }
+        }
+        return total - infoCalls;
+    }
+
+    private synchronized void ping() {
+        ping.ping();
+    }
+
+    @Override
+    public List<ComparisonTarget> targets(boolean peers) {
+        String version = stats.info("server")
+                .lines()
+                .filter(l -> l.startsWith("redis_version:"))
+                .findFirst()
+                .orElse("redis_version:?")
+                .substring("redis_version:".length())
+                .trim();
+        List<ComparisonTarget> out = new ArrayList<>();
+        out.add(ours("redis", server.uri() + "?leaseTime=10s")
+                .withFloor(this::ping, 2)
+                .withServerRequests(counter(this::commands))
+                .withServerVersion(version));
+        if (peers) {
+            String host = server.host();
+            int port = server.port();
+            out.add(ComparisonTarget.of("redisson RLock", "redis", () -> new RedissonLockClient(host, port))
+                    .withFloor(this::ping, 2)
+                    .withServerRequests(counter(this::commands))
+                    .withServerVersion(version)
+                    .asPeer());
+            out.add(ComparisonTarget.of("SETNX + 1 s sleep", "redis", () -> new SetnxSleepLockClient(host, port))
+                    .withFloor(this::ping, 2)
+                    .withServerRequests(counter(this::commands))
+                    .withServerVersion(version)
+                    .asPeer());
+        }
+        return out;
+    }
+
+    @Override
+    public String serverDescription() {
+        return "redis-server " + server.address() + " (--save \"\" --appendonly no)";
+    }
+
+    @Override
+    public void close() {
+        if (stats != null) {
+            stats.close();
+        }
+        if (ping != null) {
+            ping.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+}

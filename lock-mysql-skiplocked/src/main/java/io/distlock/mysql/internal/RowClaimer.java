@@ -1,0 +1,80 @@
+package io.distlock.mysql.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/** Internal: builds and runs the {@code FOR UPDATE SKIP LOCKED} claim of a caller's rows. */
+public final class RowClaimer {
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+
+    private final String sql;
+    private final List<Object> values;
+
+    /**
+     * @throws IllegalArgumentException naming the argument if an identifier does not match {@code
+     *     [A-Za-z_][A-Za-z0-9_]{0,63}} or the limit is out of range
+     */
+    public RowClaimer(String table, String keyColumn, Map<String, ?> where, int limit) {
+        checkIdentifier("table", table);
+        checkIdentifier("keyColumn", keyColumn);
+        Objects.requireNonNull(where, "where must not be null");
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be between 1 and 100000 (was " + limit + ")");
+        }
+        StringBuilder sb =
+                new StringBuilder("SELECT ").append(keyColumn).append(" FROM ").append(table);
+        List<Object> v = new ArrayList<>();
+        String sep = " WHERE ";
+        for (Map.Entry<String, ?> e : where.entrySet()) {
+            checkIdentifier("where column", e.getKey());
+            if (e.getValue() == null) {
+                sb.append(sep).append(e.getKey()).append(" IS NULL");
+            } else {
+                sb.append(sep).append(e.getKey()).append(" = ?");
+                v.add(e.getValue());
+            }
+            sep = " AND ";
+        }
+        sb.append(" ORDER BY ")
+                .append(keyColumn)
+                .append(" LIMIT ")
+                .append(limit)
+                .append(" FOR UPDATE SKIP LOCKED");
+        this.sql = sb.toString();
+        this.values = v;
+    }
+
+    private static void checkIdentifier(String what, String name) {
+        if (name == null || !IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException(what + " must match [A-Za-z_][A-Za-z0-9_]{0,63} (was '" + name + "')");
+        }
+    }
+
+    /** The statement, for tests and logs. */
+    public String sql() {
+        return sql;
+    }
+
+    /** Locks up to {@code limit} matching rows no other transaction has locked; returns their keys. */
+    public List<Object> claim(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < values.size(); i++) {
+                ps.setObject(i + 1, values.get(i));
+            }
+            List<Object> keys = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    keys.add(rs.getObject(1));
+                }
+            }
+            return keys;
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * MySQL / MariaDB backend: locks held as row locks ({@code SELECT ... FOR UPDATE SKIP LOCKED}) in a
+ * transaction kept open on a dedicated connection, fencing tokens from {@code AUTO_INCREMENT}, and
+ * row claiming for work and stock allocation. Start at {@link io.distlock.mysql.MySqlLockProvider}.
+ */
+package io.distlock.mysql;

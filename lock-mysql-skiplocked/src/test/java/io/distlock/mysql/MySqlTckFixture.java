@@ -1,0 +1,238 @@
+package io.distlock.mysql;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.tck.TckFixture;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.MariaDbServer;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The MySQL fixture: a MariaDB 10.11 from {@link MariaDbServer}, one provider (with its own pool) per
+ * client, optionally each behind its own {@link TcpProxy} so that its network can be cut.
+ *
+ * <ul>
+ *   <li>{@link #expireLease} kills the holder's lock connection ({@code KILL CONNECTION}) from an
+ *       admin session: the server rolls back and the row is free, as when {@code wait_timeout}
+ *       drops a paused holder.
+ *   <li>{@link #crashClient} models {@code kill -9}: the OS closes a killed process's sockets, so the
+ *       server sees the disconnect and rolls back at once; the client stops heartbeating and closes
+ *       its connections without COMMIT ({@link MySqlLockProvider#simulateCrash()}). A paused process
+ *       (SIGSTOP) is the other case: the server drops it at {@code wait_timeout}
+ *       ({@code ChildJvmFaultIT}, and {@link #cutClientNetwork} here).
+ *   <li>{@link #stopServer} kills the server (SIGKILL; InnoDB recovers its data on start).
+ * </ul>
+ */
+final class MySqlTckFixture implements TckFixture {
+    private final MariaDbServer db;
+    private final boolean proxied;
+    private final List<MySqlLockProvider> clients = new CopyOnWriteArrayList<>();
+    private final Map<LockProvider, TcpProxy> proxies = new ConcurrentHashMap<>();
+
+    /** @param proxied whether each client connects through its own {@link TcpProxy} */
+    MySqlTckFixture(boolean proxied) {
+        this.db = MariaDbServer.start();
+        this.proxied = proxied;
+    }
+
+    MariaDbServer db() {
+        return db;
+    }
+
+    @Override
+    public String backend() {
+        return "mysql";
+    }
+
+    @Override
+    public LockProvider newClient(LockOptions options) {
+        MySqlLockProvider p = newMySqlClient(options);
+        TcpProxy proxy = proxies.get(p);
+        return proxy == null ? p : new ProxiedClient(p, proxy);
+    }
+
+    /** A client whose close also stops its proxy (so no proxy thread outlives the client). */
+    private static final class ProxiedClient implements LockProvider {
+        final MySqlLockProvider provider;
+        final TcpProxy proxy;
+
+        ProxiedClient(MySqlLockProvider provider, TcpProxy proxy) {
+            this.provider = provider;
+            this.proxy = proxy;
+        }
+
+        @Override
+        public DistributedLock lock(String name) {
+            return provider.lock(name);
+        }
+
+        @Override
+        public Capabilities capabilities() {
+            return provider.capabilities();
+        }
+
+        @Override
+        public String backend() {
+            return provider.backend();
+        }
+
+        @Override
+        public void close() {
+            try {
+                provider.close();
+            } finally {
+                proxy.close();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return provider + " via " + proxy.address();
+        }
+    }
+
+    private static MySqlLockProvider unwrap(LockProvider client) {
+        return client instanceof ProxiedClient ? ((ProxiedClient) client).provider : (MySqlLockProvider) client;
+    }
+
+    MySqlLockProvider newMySqlClient(LockOptions options) {
+        String url = db.jdbcUrl();
+        TcpProxy proxy = null;
+        if (proxied) {
+            proxy = TcpProxy.start(db.host(), db.port());
+            url = "jdbc:mysql://" + proxy.address() + "/" + db.database() + "?sslMode=DISABLED";
+        }
+        MySqlLockProvider p;
+        try {
+            p = MySqlLockProvider.builder()
+                    .jdbcUrl(url)
+                    .user(db.user())
+                    .password(db.password())
+                    .options(MySqlLockOptions.builder()
+                            .createSchema(true)
+                            .poolSize(24)
+                            .lockOptions(options)
+                            .build())
+                    .build();
+        } catch (RuntimeException e) {
+            if (proxy != null) {
+                proxy.close();
+            }
+            throw e;
+        }
+        clients.add(p);
+        if (proxy != null) {
+            proxies.put(p, proxy);
+        }
+        return p;
+    }
+
+    /** The server connection id of the current holder of {@code lockName} among this fixture's clients. */
+    Optional<Long> holderConnectionId(String lockName) {
+        for (MySqlLockProvider p : clients) {
+            for (Lease l : p.heldLeases()) {
+                if (l.lockName().equals(lockName)) {
+                    try {
+                        return Optional.of(p.connectionId(l));
+                    } catch (RuntimeException e) {
+                        // lost meanwhile
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void expireLease(String lockName) {
+        holderConnectionId(lockName).ifPresent(this::kill);
+    }
+
+    /** {@code KILL CONNECTION id} from an admin session. */
+    void kill(long connectionId) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("KILL CONNECTION " + connectionId);
+        } catch (SQLException e) {
+            if (e.getErrorCode() != 1094) { // unknown thread: already gone
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
+     * The TCK's crash: the server must notice only through expiry, so the client freezes (no
+     * heartbeat, connections left open and silent) and the server drops it at {@code wait_timeout}.
+     * A real {@code kill -9} is noticed at once by MySQL (the OS closes the sockets), see {@code
+     * ChildJvmFaultIT} and {@link MySqlLockProvider#simulateCrash()}.
+     */
+    @Override
+    public void crashClient(LockProvider client) {
+        unwrap(client).simulateFreeze();
+    }
+
+    @Override
+    public void cutClientNetwork(LockProvider client) {
+        proxy(client).blackhole(TcpProxy.Direction.BOTH);
+    }
+
+    @Override
+    public void restoreClientNetwork(LockProvider client) {
+        proxy(client).resume();
+    }
+
+    private TcpProxy proxy(LockProvider client) {
+        TcpProxy p = proxies.get(unwrap(client));
+        if (p == null) {
+            throw new UnsupportedOperationException("client was not opened through a proxy by this fixture");
+        }
+        return p;
+    }
+
+    @Override
+    public void stopServer() {
+        db.kill();
+    }
+
+    @Override
+    public void startServer() {
+        db.restart(true);
+    }
+
+    @Override
+    public int serverConnectionCount() {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '"
+                        + db.user() + "' AND ID <> CONNECTION_ID()")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (MySqlLockProvider p : clients) {
+            try {
+                p.close();
+            } catch (RuntimeException e) {
+                // closing after a test that broke it
+            }
+        }
+        proxies.values().forEach(TcpProxy::close); // idempotent for proxies closed with their client
+        db.close();
+    }
+}
