@@ -1,5 +1,6 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.Ticker;
 import io.distlock.redis.internal.Scripts;
 import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
@@ -89,7 +90,20 @@ final class Node implements AutoCloseable {
      * so a retry after a lost reply does no harm. Timeouts are not retried.
      */
     <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args) {
+        return run(script, keys, args, null, 0);
+    }
+
+    /**
+     * Like {@link #run(Scripts.Script, List, List)}, but a request that has not started by {@code
+     * notAfter} (on {@code ticker}) is dropped with {@link StaleRequestException}: its round is over,
+     * and sending it would only delay the next rounds behind a node that was stalled.
+     */
+    <T> CompletableFuture<T> run(
+            Scripts.Script script, List<String> keys, List<String> args, Ticker ticker, long notAfter) {
         return submit(c -> {
+            if (ticker != null && ticker.read() - notAfter > 0) {
+                throw new StaleRequestException();
+            }
             for (int attempt = 0; ; attempt++) {
                 try {
                     @SuppressWarnings("unchecked")
@@ -144,6 +158,15 @@ final class Node implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** A request dropped because its round was over before it could be sent. */
+    static final class StaleRequestException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StaleRequestException() {
+            super("not sent: the node was still busy with earlier requests when the round ended", null, false, false);
         }
     }
 

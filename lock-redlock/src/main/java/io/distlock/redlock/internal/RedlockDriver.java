@@ -247,12 +247,13 @@ public final class RedlockDriver implements LockDriver {
             long sentAt = ticker.read();
             long validUntil = ctx.validUntil(sentAt);
             List<String> args = List.of(owner, leaseMillis);
+            long round1Deadline = roundDeadline(sentAt, validUntil);
             Round<List<?>> round1 = Round.start(
                     nodes,
                     quorum,
                     reply -> flag(reply) == 1L,
-                    n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args));
-            boolean majority = round1.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
+                    n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, ticker, round1Deadline));
+            boolean majority = round1.awaitUninterruptibly(ticker, round1Deadline);
             if (!majority || Deadlines.passed(ticker, validUntil)) {
                 return fail(round1, owner);
             }
@@ -268,16 +269,16 @@ public final class RedlockDriver implements LockDriver {
             }
             long t = max + 1;
             List<String> raiseArgs = List.of(owner, Long.toString(t));
+            long round2Deadline = roundDeadline(ticker.read(), validUntil);
             Round<Long> round2 = Round.start(
                     nodes,
                     quorum,
                     v -> v == 1L,
                     n -> round1.future(n.index())
                             .thenCompose(reply -> flag(reply) == 1L
-                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs)
+                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, ticker, round2Deadline)
                                     : CompletableFuture.completedFuture(0L)));
-            long raisedAt = ticker.read();
-            boolean raised = round2.awaitUninterruptibly(ticker, roundDeadline(raisedAt, validUntil));
+            boolean raised = round2.awaitUninterruptibly(ticker, round2Deadline);
             if (!raised || Deadlines.passed(ticker, validUntil)) {
                 releaseEverywhere(round1, name, owner);
                 if (!raised
@@ -360,9 +361,10 @@ public final class RedlockDriver implements LockDriver {
             long sentAt = ticker.read();
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, leaseMillis);
-            Round<Long> round =
-                    Round.start(nodes, quorum, v -> v == 1L, n -> n.<Long>run(Scripts.RENEW, keyList, args));
-            boolean extended = round.awaitUninterruptibly(ticker, roundDeadline(sentAt, validUntil));
+            long deadline = roundDeadline(sentAt, validUntil);
+            Round<Long> round = Round.start(
+                    nodes, quorum, v -> v == 1L, n -> n.<Long>run(Scripts.RENEW, keyList, args, ticker, deadline));
+            boolean extended = round.awaitUninterruptibly(ticker, deadline);
             if (extended && !Deadlines.passed(ticker, validUntil)) {
                 validUntil = ctx.validUntil(sentAt);
                 return true;

@@ -87,14 +87,24 @@ final class Round<T> {
         return yesCount >= quorum;
     }
 
-    /** Like {@link #await} but keeps the interrupt flag instead of throwing. */
+    /**
+     * Like {@link #await}, but an interrupt does not cut the round short (it is bounded by the node
+     * timeout anyway, and its outcome must be known to clean up): the wait goes on and the interrupt
+     * flag is set again afterwards, for the engine to see before its next wait.
+     */
     boolean awaitUninterruptibly(Ticker ticker, long deadline) {
+        boolean interrupted = false;
         try {
-            return await(ticker, deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            synchronized (this) {
-                return yesCount >= quorum;
+            while (true) {
+                try {
+                    return await(ticker, deadline);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
