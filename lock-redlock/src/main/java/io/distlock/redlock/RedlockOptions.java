@@ -105,7 +105,10 @@ public final class RedlockOptions {
 
     /**
      * How long a round waits for each node (all nodes are asked at the same time, so this also
-     * bounds a round). A node that has not answered by then counts as failed for that round.
+     * bounds a round). A node that has not answered by then counts as failed for that round. Until
+     * a majority of nodes has answered once since the provider opened, rounds may also take up to
+     * {@link #connectTimeout()} (cold connections); a round still ends as soon as its outcome is
+     * decided.
      */
     public Duration nodeTimeout() {
         return nodeTimeout;

@@ -31,6 +31,7 @@ final class Node implements AutoCloseable {
     private final String address;
     private final UnifiedJedis client;
     private final ThreadPoolExecutor io;
+    private volatile boolean warm;
 
     Node(int index, HostAndPort hostAndPort, RedlockOptions options, String threadPrefix) {
         this.index = index;
@@ -79,6 +80,11 @@ final class Node implements AutoCloseable {
         return address;
     }
 
+    /** Whether this node has answered at least once (its connection and scripts are ready). */
+    boolean isWarm() {
+        return warm;
+    }
+
     UnifiedJedis client() {
         return client;
     }
@@ -108,6 +114,7 @@ final class Node implements AutoCloseable {
                 try {
                     @SuppressWarnings("unchecked")
                     T reply = (T) Scripts.run(c, script, keys, args);
+                    warm = true;
                     return reply;
                 } catch (JedisConnectionException e) {
                     if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
@@ -133,6 +140,7 @@ final class Node implements AutoCloseable {
                     for (Scripts.Script s : scripts) {
                         c.scriptLoad(s.text());
                     }
+                    warm = true;
                     return null;
                 })
                 .whenComplete((r, e) -> {});

@@ -179,8 +179,20 @@ public final class RedlockDriver implements LockDriver {
         return HexFormat.of().formatHex(b);
     }
 
+    /**
+     * End of a round started at {@code sentAt}: {@code nodeTimeout} later, never past the validity.
+     * Until a majority of nodes has answered once since the provider opened, the first connection
+     * (TCP connect, handshake, script load) counts too and {@code connectTimeout} is added, so the
+     * first acquisition of a fresh client does not fail on cold connections; a round still ends as
+     * soon as its outcome is decided, so a node that never answers delays nothing once a majority
+     * did.
+     */
     private long roundDeadline(long sentAt, long validUntil) {
-        return Math.min(Deadlines.after(sentAt, nodeTimeoutNanos), validUntil);
+        long timeout = nodeTimeoutNanos;
+        if (nodes.stream().filter(Node::isWarm).count() < quorum) {
+            timeout = Deadlines.after(timeout, options.connectTimeout().toNanos());
+        }
+        return Math.min(Deadlines.after(sentAt, timeout), validUntil);
     }
 
     private static long flag(List<?> reply) {
