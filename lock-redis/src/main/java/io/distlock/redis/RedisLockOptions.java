@@ -138,6 +138,13 @@ public final class RedisLockOptions {
         return connectTimeout;
     }
 
+    /**
+     * How long a request may wait for its reply. Keep it well below the renewal interval ({@code
+     * leaseTime * renewalFraction}): renewals of all leases of a provider run on one watchdog
+     * thread, so a hung renewal delays the others by up to this much (their leases are still
+     * reported lost on time, by the engine's separate timer). The provider logs a warning when it
+     * is not.
+     */
     public Duration socketTimeout() {
         return socketTimeout;
     }

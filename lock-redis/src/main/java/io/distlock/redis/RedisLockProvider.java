@@ -73,6 +73,9 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  */
 public final class RedisLockProvider implements LockProvider {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisLockProvider.class);
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+            new java.util.concurrent.atomic.AtomicBoolean();
     private final LockEngine engine;
     private final RedisDriver driver;
     private final String description;
@@ -102,6 +105,16 @@ public final class RedisLockProvider implements LockProvider {
             throw e;
         }
         this.engine = LockEngine.create(driver, b.options.lockOptions());
+        LockOptions lo = b.options.lockOptions();
+        long renewEvery = (long) (lo.leaseTime().toNanos() * lo.renewalFraction());
+        if (b.client == null && lo.autoRenew() && b.options.socketTimeout().toNanos() >= renewEvery) {
+            // renewals share one watchdog thread: one hung renewal delays the others by up to this
+            log.atLevel(WARNED.getAndSet(true) ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                    .log(
+                            "distlock.redis.socket_timeout_exceeds_renewal_interval socketTimeout={} renewalInterval={}",
+                            b.options.socketTimeout(),
+                            Duration.ofNanos(renewEvery));
+        }
     }
 
     public static Builder builder() {

@@ -320,6 +320,46 @@ class RedisLockProviderIT {
                 .count();
     }
 
+    private static long scriptCalls(Jedis admin) {
+        long n = 0;
+        for (String line : admin.info("commandstats").split("\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                n += Long.parseLong(line.substring(line.indexOf(":calls=") + 7, line.indexOf(',')));
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void waiting_twentyThreadsOneProvider_eachReleaseWakesOneWaiterNotAll() throws Exception {
+        RedisLockProvider holder = client(Duration.ofSeconds(10));
+        RedisLockProvider waiters = client(Duration.ofSeconds(10));
+        Lease held = holder.lock(name).tryAcquire().orElseThrow();
+        int n = 20;
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try (Jedis admin = admin()) {
+            long before = scriptCalls(admin);
+            CountDownLatch done = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                pool.submit(() -> {
+                    try (Lease l = waiters.lock(name).acquire()) {
+                        done.countDown();
+                    }
+                    return null;
+                });
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> waiters.subscribedChannels() == 1);
+            held.release();
+            assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+            long calls = scriptCalls(admin) - before;
+            // about 2 tries per waiter before it sleeps, 1 acquisition and 1 release each, + the
+            // holder's release: ~4n. Waking every waiter on every release would add n(n+1)/2 = 210.
+            assertThat(calls).as("script calls for %d hand-offs", n).isLessThan(7L * n);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void close_providerWithConnections_leavesNoConnectionsOrThreads() {
         int before = fixture.serverConnectionCount();

@@ -61,8 +61,9 @@ class RedisNetworkFaultIT {
             held.lost().thenAccept(e -> lostAt.complete(System.nanoTime()));
             proxy.blackhole(TcpProxy.Direction.BOTH);
             long at = lostAt.get(5, TimeUnit.SECONDS);
-            // validity = lease - margin, counted from before the request was sent; a little slack for the timer
-            assertThat(Duration.ofNanos(at - before)).isLessThan(lease.plusMillis(50));
+            // validity = lease - margin from before the request was sent; 200 ms for the timer thread on a loaded
+            // machine (200 ms for scheduling on a loaded machine)
+            assertThat(Duration.ofNanos(at - before)).isLessThan(lease.plusMillis(200));
             assertThat(held.isValid()).isFalse();
             proxy.resume();
         }
