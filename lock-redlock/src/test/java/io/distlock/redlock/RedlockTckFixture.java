@@ -25,9 +25,15 @@ final class RedlockTckFixture implements TckFixture {
     static final Duration NODE_TIMEOUT = Duration.ofMillis(200);
 
     private final RedisServers nodes;
+    private final boolean fencing;
 
     RedlockTckFixture(int n) {
+        this(n, true);
+    }
+
+    RedlockTckFixture(int n, boolean fencing) {
         this.nodes = RedisServers.independentMasters(n);
+        this.fencing = fencing;
     }
 
     RedisServers nodes() {
@@ -45,7 +51,7 @@ final class RedlockTckFixture implements TckFixture {
 
     @Override
     public String backend() {
-        return "redlock-" + nodes.size();
+        return "redlock-" + nodes.size() + (fencing ? "" : "-nofencing");
     }
 
     @Override
@@ -53,6 +59,7 @@ final class RedlockTckFixture implements TckFixture {
         return open(RedlockOptions.builder()
                 .lockOptions(options)
                 .nodeTimeout(NODE_TIMEOUT)
+                .fencing(fencing)
                 .poolSize(4)
                 .build());
     }
