@@ -42,9 +42,14 @@ import redis.clients.jedis.HostAndPort;
  *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
  *       the remaining validity. Total hold time can be capped with {@link
  *       LockOptions#maxHoldTime()}.
- *   <li>Waiting is polling ({@link Capabilities.WakeUp#POLLING}): a random delay between a quarter
- *       of and {@link RedlockOptions#maxRetryDelay()}, never longer than the holder's shortest
- *       remaining TTL reported by a node nor past the caller's deadline.
+ *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): a waiter subscribes
+ *       (lock-redis's pub/sub subscriber, one connection and thread {@code
+ *       distlock-redis-subscriber-N} per node, started on first use) to the lock's release channel
+ *       on one node that refused its last try, and tries again when the holder's release publishes
+ *       there, or when that node's TTL for the holder's key runs out, or at its deadline. One release
+ *       wakes one waiter of a provider (no herd). When no refusing node is available, or the
+ *       subscription is not confirmed, it falls back to a random delay between a quarter of and
+ *       {@link RedlockOptions#maxRetryDelay()}.
  *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
  *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
  * </ul>

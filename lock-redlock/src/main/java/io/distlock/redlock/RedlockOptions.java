@@ -37,7 +37,10 @@ public final class RedlockOptions {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
     /** Default socket read timeout per node (a reply later than the node timeout is ignored anyway). */
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(1);
-    /** Default upper bound of the random delay between two tries of a waiting acquirer. */
+    /**
+     * Default upper bound of the random delay between two tries of a waiting acquirer when it
+     * cannot wait for a release message.
+     */
     public static final Duration DEFAULT_MAX_RETRY_DELAY = Duration.ofMillis(50);
 
     private final LockOptions lockOptions;

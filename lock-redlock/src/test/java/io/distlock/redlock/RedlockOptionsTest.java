@@ -87,7 +87,7 @@ class RedlockOptionsTest {
             assertThat(c.fencing()).isEqualTo(Capabilities.Fencing.MONOTONIC_PER_LOCK);
             assertThat(c.fencingSurvivesServerRestart()).isFalse();
             assertThat(c.failover()).isEqualTo(Capabilities.Failover.MAY_GRANT_TWICE);
-            assertThat(c.wakeUp()).isEqualTo(Capabilities.WakeUp.POLLING);
+            assertThat(c.wakeUp()).isEqualTo(Capabilities.WakeUp.NOTIFICATION);
             assertThat(c.automaticRenewal()).isTrue();
         }
         try (RedlockLockProvider p = RedlockLockProvider.builder()

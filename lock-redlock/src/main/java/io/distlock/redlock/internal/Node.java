@@ -2,6 +2,7 @@ package io.distlock.redlock.internal;
 
 import io.distlock.Ticker;
 import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.internal.Subscriber;
 import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -32,13 +33,19 @@ final class Node implements AutoCloseable {
     private final UnifiedJedis client;
     private final ThreadPoolExecutor io;
     private volatile boolean warm;
+    private final String keyPrefix;
+    private final Ticker ticker;
+    private Subscriber subscriber; // started on first use; guarded by this
+    private boolean closed; // guarded by this
 
     Node(int index, HostAndPort hostAndPort, RedlockOptions options, String threadPrefix) {
         this.index = index;
         this.address = hostAndPort.getHost() + ":" + hostAndPort.getPort();
+        this.keyPrefix = options.keyPrefix();
+        this.ticker = options.lockOptions().ticker();
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(options.poolSize());
-        pool.setMaxIdle(options.poolSize());
+        pool.setMaxTotal(options.poolSize() + 1); // + 1 for the subscriber
+        pool.setMaxIdle(options.poolSize() + 1);
         pool.setMinIdle(0);
         pool.setJmxEnabled(false);
         pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
@@ -83,6 +90,21 @@ final class Node implements AutoCloseable {
     /** Whether this node has answered at least once (its connection and scripts are ready). */
     boolean isWarm() {
         return warm;
+    }
+
+    /**
+     * This node's pub/sub subscriber (lock-redis's, one connection and one thread {@code
+     * distlock-redis-subscriber-N}), started on first use; null once the node is closed.
+     */
+    synchronized Subscriber subscriber() {
+        if (closed) {
+            return null;
+        }
+        if (subscriber == null) {
+            subscriber = new Subscriber(client, keyPrefix, ticker);
+            subscriber.start();
+        }
+        return subscriber;
     }
 
     UnifiedJedis client() {
@@ -157,6 +179,14 @@ final class Node implements AutoCloseable {
 
     @Override
     public void close() {
+        Subscriber sub;
+        synchronized (this) {
+            closed = true;
+            sub = subscriber;
+        }
+        if (sub != null) {
+            sub.close();
+        }
         io.shutdownNow();
         try {
             client.close();

@@ -5,6 +5,7 @@ import io.distlock.Capabilities;
 import io.distlock.Ticker;
 import io.distlock.redis.internal.RedisKeys;
 import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.internal.Subscriber;
 import io.distlock.redlock.RedlockOptions;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
@@ -41,9 +42,9 @@ import redis.clients.jedis.HostAndPort;
  * ran out; otherwise the lock is released on every node, including those that did not answer.
  * Without fencing, round 1 alone decides.
  *
- * <p>Waiting is polling: after a failed try the contender sleeps a random delay of up to {@link
- * RedlockOptions#maxRetryDelay()} (at least a quarter of it), never longer than the shortest
- * remaining TTL a node reported for the holder, nor past the caller's deadline.
+ * <p>Waiting: on lock-redis's {@link Subscriber} of one node that refused the last try (the
+ * holder's release publishes there), bounded by that node's TTL for the holder's key; a jittered
+ * delay of up to {@link RedlockOptions#maxRetryDelay()} when no such node is available.
  */
 public final class RedlockDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
@@ -73,7 +74,7 @@ public final class RedlockDriver implements LockDriver {
                 .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
                 .fencingSurvivesServerRestart(options.fencing() && options.assumePersistence())
                 .automaticRenewal(true)
-                .wakeUp(Capabilities.WakeUp.POLLING)
+                .wakeUp(Capabilities.WakeUp.NOTIFICATION)
                 .fifo(false)
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
@@ -227,12 +228,13 @@ public final class RedlockDriver implements LockDriver {
         }
     }
 
-    private BackendUnavailableException noMajority(String name, String what, Round<?> round) {
+    private BackendUnavailableException noMajority(String name, String what, Round<?> round, long deadline) {
         return new BackendUnavailableException(
                 what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
                         + " Redlock nodes answered within "
                         + options.nodeTimeout().toMillis() + " ms, a majority of "
-                        + quorum + " is needed; unreachable: " + round.describeUnanswered(),
+                        + quorum + " is needed; unreachable: "
+                        + round.describeUnanswered(Deadlines.passed(ticker, deadline)),
                 name,
                 BACKEND,
                 round.firstError());
@@ -243,6 +245,14 @@ public final class RedlockDriver implements LockDriver {
         private final String name;
         private final List<String> keyList;
         private long holderTtlNanos;
+        /** A node that refused our last try (it holds someone's key): where we wait for a release. */
+        private Node refusedBy;
+
+        private long refusedByTtlNanos;
+        private Node home;
+        private Subscriber homeSubscriber;
+        private Subscriber.Channel interest;
+        private long seenEpoch;
 
         RedlockContender(AcquireContext ctx) {
             this.ctx = ctx;
@@ -255,6 +265,10 @@ public final class RedlockDriver implements LockDriver {
             if (closed) {
                 throw new IllegalStateException("provider is closed (lock '" + name + "', backend redlock)");
             }
+            if (interest != null) {
+                seenEpoch = homeSubscriber.epoch(interest);
+            }
+            refusedBy = null;
             String owner = newOwner();
             long sentAt = ticker.read();
             long validUntil = ctx.validUntil(sentAt);
@@ -267,9 +281,10 @@ public final class RedlockDriver implements LockDriver {
                     n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, ticker, round1Deadline));
             boolean majority = round1.awaitUninterruptibly(ticker, round1Deadline);
             if (!majority || Deadlines.passed(ticker, validUntil)) {
-                return fail(round1, owner);
+                return fail(round1, owner, round1Deadline);
             }
             if (!options.fencing()) {
+                leave();
                 return Optional.of(new Held(ctx, owner, round1, OptionalLong.empty(), validUntil));
             }
             long max = 0;
@@ -296,18 +311,23 @@ public final class RedlockDriver implements LockDriver {
                 if (!raised
                         && round2.yesCount() + round2.unansweredCount() >= quorum
                         && !Deadlines.passed(ticker, validUntil)) {
-                    throw noMajority(name, "fencing round for lock '" + name + "' did not reach a majority", round2);
+                    throw noMajority(
+                            name,
+                            "fencing round for lock '" + name + "' did not reach a majority",
+                            round2,
+                            round2Deadline);
                 }
                 holderTtlNanos = 0;
                 return Optional.empty();
             }
+            leave();
             return Optional.of(new Held(ctx, owner, round1, OptionalLong.of(t), validUntil));
         }
 
-        private Optional<HeldLock> fail(Round<List<?>> round1, String owner) {
+        private Optional<HeldLock> fail(Round<List<?>> round1, String owner, long round1Deadline) {
             releaseEverywhere(round1, name, owner);
             if (nodes.size() - round1.unansweredCount() < quorum) {
-                throw noMajority(name, "cannot acquire lock '" + name + "'", round1);
+                throw noMajority(name, "cannot acquire lock '" + name + "'", round1, round1Deadline);
             }
             long ttl = Long.MAX_VALUE;
             for (Node n : nodes) {
@@ -316,6 +336,11 @@ public final class RedlockDriver implements LockDriver {
                     long pttl = (Long) reply.get(2);
                     if (pttl >= 0) {
                         ttl = Math.min(ttl, pttl + 1);
+                        // keep waiting where we already listen if that node still refuses us
+                        if (refusedBy == null || n == home) {
+                            refusedBy = n;
+                            refusedByTtlNanos = TimeUnit.MILLISECONDS.toNanos(pttl + 1);
+                        }
                     }
                 }
             }
@@ -323,9 +348,39 @@ public final class RedlockDriver implements LockDriver {
             return Optional.empty();
         }
 
+        /**
+         * Waits for a release message from one node that refused the last try (lock-redis's
+         * subscriber on that node): the holder's release publishes there. The first wait only
+         * subscribes and returns, so a release between the try and the subscription is not missed.
+         * The wait is bounded by that node's TTL for the holder's key. Falls back to a jittered
+         * delay when no node refused with a TTL, when the listening node granted our last try (our
+         * own clean-up would publish there), or while the subscription is not confirmed.
+         */
         @Override
         public void awaitChange(long deadlineNanos) throws InterruptedException {
             if (closed) {
+                return;
+            }
+            long now = ticker.read();
+            if (refusedBy != null && refusedBy != home) {
+                leave();
+                Subscriber sub = refusedBy.subscriber();
+                if (sub != null) {
+                    home = refusedBy;
+                    homeSubscriber = sub;
+                    interest = sub.register(keys.channel(name));
+                    long confirmBy = Math.min(
+                            deadlineNanos,
+                            Deadlines.after(
+                                    now,
+                                    nodeTimeoutNanos + options.connectTimeout().toNanos()));
+                    sub.awaitConfirmed(interest, confirmBy);
+                    return;
+                }
+            }
+            if (interest != null && refusedBy == home && homeSubscriber.isConfirmed(interest)) {
+                long until = Math.min(deadlineNanos, Deadlines.after(now, refusedByTtlNanos));
+                homeSubscriber.awaitWakeUp(interest, seenEpoch, until);
                 return;
             }
             long max = options.maxRetryDelay().toNanos();
@@ -333,12 +388,26 @@ public final class RedlockDriver implements LockDriver {
             if (holderTtlNanos > 0) {
                 wait = Math.min(wait, holderTtlNanos);
             }
-            long now = ticker.read();
             long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
             long left = until - now;
             if (left > 0) {
                 closedSignal.await(left, TimeUnit.NANOSECONDS);
             }
+        }
+
+        @Override
+        public void abandon() {
+            leave();
+        }
+
+        private void leave() {
+            Subscriber.Channel i = interest;
+            if (i != null) {
+                interest = null;
+                homeSubscriber.unregister(i);
+            }
+            home = null;
+            homeSubscriber = null;
         }
     }
 
@@ -391,7 +460,7 @@ public final class RedlockDriver implements LockDriver {
                         BACKEND,
                         null);
             }
-            throw noMajority(name, "cannot renew lock '" + name + "'", round);
+            throw noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
         }
 
         @Override
@@ -407,7 +476,8 @@ public final class RedlockDriver implements LockDriver {
                             .handle((r, e) -> null)
                             .thenCompose(ignored -> n.<Long>run(Scripts.RELEASE, keyList, args)));
             long sentAt = ticker.read();
-            boolean deleted = round.awaitUninterruptibly(ticker, Deadlines.after(sentAt, nodeTimeoutNanos));
+            long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
+            boolean deleted = round.awaitUninterruptibly(ticker, releaseDeadline);
             if (deleted) {
                 return true;
             }
@@ -415,7 +485,7 @@ public final class RedlockDriver implements LockDriver {
                 log.debug("distlock.redlock.release_not_owner lock={}", name);
                 return false;
             }
-            throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round);
+            throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
         }
     }
 }

@@ -141,23 +141,31 @@ final class Round<T> {
         return futures.get(i);
     }
 
-    /** {@code "host:port (reason), ..."} for nodes that failed or did not answer in time. */
-    synchronized String describeUnanswered() {
-        StringBuilder sb = new StringBuilder();
+    /**
+     * {@code "host:port (reason), ..."} for nodes that failed, then (after {@code "; "}) nodes whose
+     * reply was still pending: {@code "no reply in time"} if the deadline passed, otherwise the round
+     * was decided early (a majority had become impossible) and they are listed as pending.
+     */
+    synchronized String describeUnanswered(boolean deadlinePassed) {
+        StringBuilder failed = new StringBuilder();
+        StringBuilder pending = new StringBuilder();
         for (Node n : nodes) {
             int i = n.index();
             if (answers[i] != null) {
                 continue;
             }
-            if (sb.length() > 0) {
-                sb.append(", ");
-            }
-            sb.append(n.address()).append(" (");
             Throwable e = errors[i];
-            sb.append(e == null ? "no reply in time" : reason(e));
-            sb.append(')');
+            if (e == null && !deadlinePassed) {
+                pending.append(pending.length() > 0 ? ", " : "").append(n.address());
+                continue;
+            }
+            failed.append(failed.length() > 0 ? ", " : "").append(n.address()).append(" (");
+            failed.append(e == null ? "no reply in time" : reason(e)).append(')');
         }
-        return sb.toString();
+        if (pending.length() > 0) {
+            failed.append("; still pending when a majority became impossible: ").append(pending);
+        }
+        return failed.toString();
     }
 
     /** The first error, for use as a cause. */
