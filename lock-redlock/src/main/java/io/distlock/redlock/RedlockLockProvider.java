@@ -49,7 +49,9 @@ import redis.clients.jedis.HostAndPort;
  *       there, or when that node's TTL for the holder's key runs out, or at its deadline. One release
  *       wakes one waiter of a provider (no herd). When no refusing node is available, or the
  *       subscription is not confirmed, it falls back to a random delay between a quarter of and
- *       {@link RedlockOptions#maxRetryDelay()}.
+ *       {@link RedlockOptions#maxRetryDelay()}. After a split vote (some nodes granted, no
+ *       majority) it retries after a random delay of up to a quarter of that, so contenders woken
+ *       by the same release do not split again.
  *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
  *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
  * </ul>

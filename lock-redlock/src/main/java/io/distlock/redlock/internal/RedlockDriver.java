@@ -249,6 +249,9 @@ public final class RedlockDriver implements LockDriver {
         private Node refusedBy;
 
         private long refusedByTtlNanos;
+        /** Whether the last try got some votes but no majority (a split vote with other contenders). */
+        private boolean splitVote;
+
         private Node home;
         private Subscriber homeSubscriber;
         private Subscriber.Channel interest;
@@ -269,6 +272,7 @@ public final class RedlockDriver implements LockDriver {
                 seenEpoch = homeSubscriber.epoch(interest);
             }
             refusedBy = null;
+            splitVote = false;
             String owner = newOwner();
             long sentAt = ticker.read();
             long validUntil = ctx.validUntil(sentAt);
@@ -329,6 +333,7 @@ public final class RedlockDriver implements LockDriver {
             if (nodes.size() - round1.unansweredCount() < quorum) {
                 throw noMajority(name, "cannot acquire lock '" + name + "'", round1, round1Deadline);
             }
+            splitVote = round1.yesCount() > 0;
             long ttl = Long.MAX_VALUE;
             for (Node n : nodes) {
                 List<?> reply = round1.answer(n.index());
@@ -362,6 +367,18 @@ public final class RedlockDriver implements LockDriver {
                 return;
             }
             long now = ticker.read();
+            if (splitVote) {
+                // Contenders woken by the same release split the votes and all released again: the
+                // lock is probably free, but retrying in step would split again. A short random
+                // delay (the Redlock specification's) lets one of them win.
+                long jitter = ThreadLocalRandom.current()
+                        .nextLong(options.maxRetryDelay().toNanos() / 4 + 1);
+                long until = Math.min(deadlineNanos, Deadlines.after(now, jitter));
+                if (until - now > 0) {
+                    closedSignal.await(until - now, TimeUnit.NANOSECONDS);
+                }
+                return;
+            }
             if (refusedBy != null && refusedBy != home) {
                 leave();
                 Subscriber sub = refusedBy.subscriber();
