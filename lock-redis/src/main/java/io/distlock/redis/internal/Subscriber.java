@@ -33,8 +33,10 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>All sends on the connection happen under {@link #lock}, together with the reference count
  * changes, so the order on the wire matches the order of the state changes.
+ *
+ * <p>Public (with its methods) for lock-redlock, which runs one per Redlock node.
  */
-final class Subscriber implements AutoCloseable {
+public final class Subscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Subscriber.class);
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final long MAX_BACKOFF_MS = 1_000;
@@ -50,7 +52,7 @@ final class Subscriber implements AutoCloseable {
     private boolean closed;
 
     /** Per-channel state; guarded by {@link #lock}. */
-    final class Channel {
+    public final class Channel {
         final String name;
         final Condition wake = lock.newCondition();
         int refs;
@@ -68,7 +70,7 @@ final class Subscriber implements AutoCloseable {
         }
     }
 
-    Subscriber(UnifiedJedis client, String prefix, Ticker ticker) {
+    public Subscriber(UnifiedJedis client, String prefix, Ticker ticker) {
         this.client = client;
         this.ticker = ticker;
         byte[] id = new byte[8];
@@ -78,12 +80,12 @@ final class Subscriber implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
     /** Registers one waiter's interest in {@code channel}; subscribes if it is the first. */
-    Channel register(String channel) {
+    public Channel register(String channel) {
         lock.lock();
         try {
             Channel ch = channels.computeIfAbsent(channel, Channel::new);
@@ -103,7 +105,7 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** Removes one waiter's interest; unsubscribes when it was the last one. */
-    void unregister(Channel ch) {
+    public void unregister(Channel ch) {
         lock.lock();
         try {
             if (ch.refs <= 0) {
@@ -129,7 +131,7 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** The channel's epoch (take it before the attempt whose failure you will wait on). */
-    long epoch(Channel ch) {
+    public long epoch(Channel ch) {
         lock.lock();
         try {
             return ch.epoch;
@@ -139,7 +141,7 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** Waits until the server confirmed the subscription, the deadline passes, or close. */
-    boolean awaitConfirmed(Channel ch, long deadlineNanos) throws InterruptedException {
+    public boolean awaitConfirmed(Channel ch, long deadlineNanos) throws InterruptedException {
         lock.lock();
         try {
             while (!ch.confirmed && !closed) {
@@ -156,7 +158,7 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** Whether the subscription is confirmed and the connection up. */
-    boolean isConfirmed(Channel ch) {
+    public boolean isConfirmed(Channel ch) {
         lock.lock();
         try {
             return ch.confirmed && active != null;
@@ -169,7 +171,7 @@ final class Subscriber implements AutoCloseable {
      * Waits until a wake-up permit is available on {@code ch} (and takes it), the channel's epoch
      * moves past {@code seenEpoch}, the deadline passes, or close.
      */
-    void awaitWakeUp(Channel ch, long seenEpoch, long deadlineNanos) throws InterruptedException {
+    public void awaitWakeUp(Channel ch, long seenEpoch, long deadlineNanos) throws InterruptedException {
         lock.lock();
         try {
             while (ch.permits == 0 && ch.epoch == seenEpoch && !closed) {
@@ -188,7 +190,7 @@ final class Subscriber implements AutoCloseable {
     }
 
     /** Number of channels with waiters (for tests). */
-    int channelCount() {
+    public int channelCount() {
         lock.lock();
         try {
             return channels.size();

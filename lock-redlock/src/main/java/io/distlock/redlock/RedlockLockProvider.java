@@ -1,0 +1,254 @@
+package io.distlock.redlock;
+
+import io.distlock.Capabilities;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.redlock.internal.RedlockDriver;
+import io.distlock.spi.LockEngine;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import redis.clients.jedis.HostAndPort;
+
+/**
+ * Locks held on a majority of N independent Redis masters (the Redlock algorithm), with fencing
+ * tokens from a majority max-register ({@code redlock://host1:port,host2:port,host3:port}).
+ *
+ * <h2>Algorithm</h2>
+ *
+ * <ul>
+ *   <li>N independent masters (no replication between them), N odd and at least 3; an even N only
+ *       with {@link RedlockOptions#allowEvenNodeCount()}. Each node has its own Jedis pool and its
+ *       own small I/O executor (threads {@code distlock-redlock-io-N-nodeK-M}, daemon, stopped on
+ *       {@link #close()}).
+ *   <li>Every round is sent to all nodes at once and ends as soon as its outcome is decided (a
+ *       majority {@code N/2+1} said yes, or a majority has become impossible), or after {@link
+ *       RedlockOptions#nodeTimeout()}; a node that has not answered by then counts as failed.
+ *   <li>Acquire, round 1: a Lua script per node does {@code SET lock owner NX PX leaseTime} and
+ *       returns the node's fencing counter. The lock counts as acquired only with a majority and
+ *       positive validity, {@code validity = leaseTime - elapsed - drift} with {@code drift =
+ *       leaseTime * clockDriftFactor + minimumSafetyMargin} ({@link LockOptions}; 1% + 2 ms by
+ *       default). Otherwise it is released on every node, including nodes that did not answer
+ *       (after their pending request), and the caller tries again after a random delay.
+ *   <li>Acquire, round 2 (fencing): {@code t = max(counters of all nodes that answered) + 1}; a
+ *       script per node raises the counter (a key without TTL) to {@code t} only while the node
+ *       still holds our owner value. Acquired only if round 2 succeeded on a majority before the
+ *       validity ran out; otherwise released everywhere. {@link RedlockOptions#fencing()} {@code
+ *       false} skips round 2 (one round, no token).
+ *   <li>Release: compare-and-delete on every node in parallel. Renewal (the engine's watchdog):
+ *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
+ *       the remaining validity. Total hold time can be capped with {@link
+ *       LockOptions#maxHoldTime()}.
+ *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): a waiter subscribes
+ *       (lock-redis's pub/sub subscriber, one connection and thread {@code
+ *       distlock-redis-subscriber-N} per node, started on first use) to the lock's release channel
+ *       on one node that refused its last try, and tries again when the holder's release publishes
+ *       there, or when that node's TTL for the holder's key runs out, or at its deadline. One release
+ *       wakes one waiter of a provider (no herd). When no refusing node is available, or the
+ *       subscription is not confirmed, it falls back to a random delay between a quarter of and
+ *       {@link RedlockOptions#maxRetryDelay()}. After a split vote (some nodes granted, no
+ *       majority) it retries after a random delay of up to a quarter of that, so contenders woken
+ *       by the same release do not split again.
+ *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
+ *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
+ * </ul>
+ *
+ * <h2>Guarantees and their limits</h2>
+ *
+ * <ul>
+ *   <li><b>Mutual exclusion</b> holds while (a) client pauses, network delays and clock-rate
+ *       differences stay within the drift allowance, and (b) a node that held a lock does not come
+ *       back without it while that lock may still be valid. A node restarted <em>without
+ *       persistence</em> while a lock is held forgets it, and a second client can gather a majority
+ *       ({@link Capabilities.Failover#MAY_GRANT_TWICE}). Two ways to prevent that: keep a restarted
+ *       node down for longer than the longest lease time ("delayed restart"), or run every node
+ *       with {@code appendonly yes} and {@code appendfsync always}.
+ *   <li><b>Pauses:</b> a holder paused (GC, SIGSTOP) past its validity loses the lock without
+ *       knowing it until it resumes; its lease reports invalid once the client-side validity
+ *       deadline has passed. Writes must be fenced with the token.
+ *   <li><b>Fencing tokens</b> ({@link Capabilities.Fencing#MONOTONIC_PER_LOCK}) are unique and
+ *       strictly increase from one holder of a lock to the next, <em>provided that no node that
+ *       acknowledged a holder's round 2 loses its counter key</em> before the next holder's round 1
+ *       reads it. The argument: the previous holder raised the counter to its token on a majority
+ *       of nodes while holding the lock there; the next holder's round-1 majority intersects it;
+ *       on the common node the raise happened before the next holder's {@code SET NX} succeeded
+ *       (the raise requires the previous owner value to be there), so the next holder reads at
+ *       least the previous token and proposes a larger one. Two concurrent proposers of the same
+ *       {@code t} cannot both raise a majority, because each raise requires holding that node's
+ *       lock key. The assumption holds when every node persists each write before answering (AOF
+ *       with {@code appendfsync always}); then set {@link RedlockOptions#assumePersistence()} and
+ *       the provider reports {@link Capabilities#fencingSurvivesServerRestart()}. A delayed restart
+ *       protects mutual exclusion but <em>not</em> the counters: a node back without its data
+ *       starts again from 0, and a later holder whose majority meets the earlier one only on such
+ *       nodes may receive a smaller or equal token. Counter keys ({@code <prefix>:{name}:token})
+ *       have no TTL; each lock name leaves one small key per node.
+ *   <li>Not FIFO, not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
+ * </ul>
+ *
+ * <pre>{@code
+ * try (RedlockLockProvider locks = RedlockLockProvider.builder()
+ *         .nodes("10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379")
+ *         .options(RedlockOptions.builder().leaseTime(Duration.ofSeconds(10)).build())
+ *         .build()) {
+ *     try (Lease lease = locks.lock("invoice-42").acquire()) {
+ *         long token = lease.fencingToken().getAsLong();
+ *         // ... write with the token, then lease.checkValid()
+ *     }
+ * }
+ * }</pre>
+ */
+public final class RedlockLockProvider implements LockProvider {
+    private final LockEngine engine;
+    private final RedlockDriver driver;
+    private final RedlockOptions options;
+
+    private RedlockLockProvider(Builder b) {
+        this.options = b.options;
+        this.driver = RedlockDriver.create(b.nodes, b.options);
+        this.engine = LockEngine.create(driver, b.options.lockOptions());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return engine.capabilities();
+    }
+
+    @Override
+    public String backend() {
+        return engine.backend();
+    }
+
+    /** The options this provider runs with. */
+    public RedlockOptions options() {
+        return options;
+    }
+
+    /** {@code host:port} of each node, in configuration order. */
+    public List<String> nodes() {
+        return driver.addresses();
+    }
+
+    /** The leases acquired through this provider and not yet released. */
+    public List<Lease> heldLeases() {
+        return engine.heldLeases();
+    }
+
+    /** The Redis key holding lock {@code name} on every node (for operations and tests). */
+    public String lockKey(String name) {
+        return driver.keys().lockKey(name);
+    }
+
+    /** The Redis key holding lock {@code name}'s fencing counter on every node. */
+    public String tokenKey(String name) {
+        return driver.keys().tokenKey(name);
+    }
+
+    /**
+     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
+     * locks stay on the nodes until their TTL runs out. Its leases are reported lost locally.
+     */
+    public void simulateCrash() {
+        engine.abandon();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockLockProvider{nodes=" + driver.addresses() + ", " + options + '}';
+    }
+
+    /** Builder for {@link RedlockLockProvider}. */
+    public static final class Builder {
+        private final List<HostAndPort> nodes = new ArrayList<>();
+        private RedlockOptions options = RedlockOptions.defaults();
+
+        private Builder() {}
+
+        /** Adds a node. */
+        public Builder node(String host, int port) {
+            Objects.requireNonNull(host, "host must not be null");
+            if (host.isBlank()) {
+                throw new IllegalArgumentException("host must not be blank");
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port must be between 1 and 65535 (was " + port + ")");
+            }
+            nodes.add(new HostAndPort(host, port));
+            return this;
+        }
+
+        /** Adds nodes given as {@code host:port} ({@code [v6addr]:port} for IPv6). */
+        public Builder nodes(String... hostPorts) {
+            return nodes(List.of(hostPorts));
+        }
+
+        /** Adds nodes given as {@code host:port} ({@code [v6addr]:port} for IPv6). */
+        public Builder nodes(List<String> hostPorts) {
+            Objects.requireNonNull(hostPorts, "hostPorts must not be null");
+            for (String hp : hostPorts) {
+                Objects.requireNonNull(hp, "node must not be null");
+                int colon = hp.lastIndexOf(':');
+                if (colon <= 0 || colon == hp.length() - 1) {
+                    throw new IllegalArgumentException("node must be host:port (was '" + hp + "')");
+                }
+                String host = hp.substring(0, colon);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                int port;
+                try {
+                    port = Integer.parseInt(hp.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("port must be a number (was '" + hp + "')");
+                }
+                node(host, port);
+            }
+            return this;
+        }
+
+        public Builder options(RedlockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().lockOptions(lockOptions).build())}. */
+        public Builder lockOptions(LockOptions lockOptions) {
+            this.options = options.mutate().lockOptions(lockOptions).build();
+            return this;
+        }
+
+        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.options = options.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /**
+         * Opens the provider. It never blocks on the nodes: each node's I/O thread opens a first
+         * connection and loads the scripts in the background (failures are ignored there; the first
+         * round reports them).
+         *
+         * @throws IllegalArgumentException for fewer than 3 nodes, an even number (unless allowed),
+         *     or a node given twice
+         */
+        public RedlockLockProvider build() {
+            return new RedlockLockProvider(this);
+        }
+    }
+}

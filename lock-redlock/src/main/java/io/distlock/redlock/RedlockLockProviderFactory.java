@@ -1,0 +1,124 @@
+package io.distlock.redlock;
+
+import io.distlock.LockConfigurationException;
+import io.distlock.LockProvider;
+import io.distlock.spi.LockProviderFactory;
+import io.distlock.spi.UriParameters;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Opens {@code redlock://[[user]:password@]host1:port,host2:port,host3:port[?parameters]} for {@link
+ * io.distlock.LockProviders#open(URI)}. Parameters: {@code leaseTime}, {@code autoRenew}, {@code
+ * maxHoldTime} (common to all backends), {@code nodeTimeout}, {@code fencing}, {@code
+ * assumePersistence}, {@code allowEvenNodeCount}, {@code keyPrefix}, {@code poolSize}, {@code
+ * connectTimeout}, {@code socketTimeout}, {@code maxRetryDelay}, {@code database}. The credentials
+ * apply to every node; messages never contain the password.
+ */
+public final class RedlockLockProviderFactory implements LockProviderFactory {
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("redlock");
+    }
+
+    @Override
+    public LockProvider open(URI uri) {
+        UriParameters params = UriParameters.of(uri, "redlock");
+        String redacted = UriParameters.redact(uri);
+        String authority = uri.getRawAuthority();
+        if (authority == null || authority.isEmpty()) {
+            throw new LockConfigurationException(
+                    "redlock URI needs nodes, as redlock://host1:port,host2:port,host3:port (was " + redacted + ")",
+                    "redlock");
+        }
+        String path = uri.getRawPath();
+        if (path != null && !path.isEmpty() && !path.equals("/")) {
+            throw params.error("redlock URI takes no path (was '" + path + "')");
+        }
+        RedlockOptions.Builder b = RedlockOptions.builder();
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            String userInfo = authority.substring(0, at);
+            authority = authority.substring(at + 1);
+            int colon = userInfo.indexOf(':');
+            String user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+            if (colon < 0) {
+                if (!user.isEmpty()) {
+                    b.password(user); // redis://password@host, as Redis URIs allow
+                }
+            } else {
+                if (!user.isEmpty()) {
+                    b.username(user);
+                }
+                b.password(decode(userInfo.substring(colon + 1)));
+            }
+        }
+        List<String> nodes = new ArrayList<>();
+        for (String node : authority.split(",", -1)) {
+            if (node.isEmpty()) {
+                throw params.error("empty node in the node list");
+            }
+            if (!node.contains(":") || node.endsWith("]")) {
+                node = node + ":6379";
+            }
+            nodes.add(node);
+        }
+        try {
+            b.lockOptions(params.lockOptions(b.build().lockOptions()));
+            Duration nodeTimeout = params.duration("nodeTimeout", null);
+            if (nodeTimeout != null) {
+                b.nodeTimeout(nodeTimeout);
+            }
+            Boolean fencing = params.bool("fencing", null);
+            if (fencing != null) {
+                b.fencing(fencing);
+            }
+            Boolean persistence = params.bool("assumePersistence", null);
+            if (persistence != null) {
+                b.assumePersistence(persistence);
+            }
+            Boolean even = params.bool("allowEvenNodeCount", null);
+            if (even != null) {
+                b.allowEvenNodeCount(even);
+            }
+            String prefix = params.string("keyPrefix", null);
+            if (prefix != null) {
+                b.keyPrefix(prefix);
+            }
+            Integer pool = params.integer("poolSize", null);
+            if (pool != null) {
+                b.poolSize(pool);
+            }
+            Duration connect = params.duration("connectTimeout", null);
+            if (connect != null) {
+                b.connectTimeout(connect);
+            }
+            Duration socket = params.duration("socketTimeout", null);
+            if (socket != null) {
+                b.socketTimeout(socket);
+            }
+            Duration retry = params.duration("maxRetryDelay", null);
+            if (retry != null) {
+                b.maxRetryDelay(retry);
+            }
+            Integer db = params.integer("database", null);
+            if (db != null) {
+                b.database(db);
+            }
+            params.rejectUnknown();
+            return RedlockLockProvider.builder().nodes(nodes).options(b.build()).build();
+        } catch (IllegalArgumentException e) {
+            throw new LockConfigurationException(e.getMessage() + " in " + redacted, "redlock", e);
+        }
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+}

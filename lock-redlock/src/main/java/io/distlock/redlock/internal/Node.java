@@ -1,0 +1,215 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.Ticker;
+import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.internal.Subscriber;
+import io.distlock.redlock.RedlockOptions;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * One independent master: its own connection pool and its own small I/O executor, so a slow or dead
+ * node never holds up requests to the others (latency isolation).
+ */
+final class Node implements AutoCloseable {
+    private static final int STALE_RETRIES = 2;
+
+    private final int index;
+    private final String address;
+    private final UnifiedJedis client;
+    private final ThreadPoolExecutor io;
+    private volatile boolean warm;
+    private final String keyPrefix;
+    private final Ticker ticker;
+    private Subscriber subscriber; // started on first use; guarded by this
+    private boolean closed; // guarded by this
+
+    Node(int index, HostAndPort hostAndPort, RedlockOptions options, String threadPrefix) {
+        this.index = index;
+        this.address = hostAndPort.getHost() + ":" + hostAndPort.getPort();
+        this.keyPrefix = options.keyPrefix();
+        this.ticker = options.lockOptions().ticker();
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(options.poolSize() + 1); // + 1 for the subscriber
+        pool.setMaxIdle(options.poolSize() + 1);
+        pool.setMinIdle(0);
+        pool.setJmxEnabled(false);
+        pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(options.connectTimeout()))
+                .socketTimeoutMillis(millis(options.socketTimeout()))
+                .clientName("distlock");
+        options.username().ifPresent(config::user);
+        options.password().ifPresent(config::password);
+        if (options.database() != 0) {
+            config.database(options.database());
+        }
+        this.client = RedisClient.builder()
+                .hostAndPort(hostAndPort)
+                .clientConfig(config.build())
+                .poolConfig(pool)
+                .build();
+        AtomicInteger seq = new AtomicInteger();
+        String prefix = threadPrefix + "-node" + index + "-";
+        this.io = new ThreadPoolExecutor(
+                options.poolSize(), options.poolSize(), 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
+                    Thread t = new Thread(r, prefix + seq.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        io.allowCoreThreadTimeOut(true);
+    }
+
+    private static int millis(Duration d) {
+        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** {@code host:port}. */
+    String address() {
+        return address;
+    }
+
+    /** Whether this node has answered at least once (its connection and scripts are ready). */
+    boolean isWarm() {
+        return warm;
+    }
+
+    /**
+     * This node's pub/sub subscriber (lock-redis's, one connection and one thread {@code
+     * distlock-redis-subscriber-N}), started on first use; null once the node is closed.
+     */
+    synchronized Subscriber subscriber() {
+        if (closed) {
+            return null;
+        }
+        if (subscriber == null) {
+            subscriber = new Subscriber(client, keyPrefix, ticker);
+            subscriber.start();
+        }
+        return subscriber;
+    }
+
+    UnifiedJedis client() {
+        return client;
+    }
+
+    /**
+     * Runs {@code script} on this node's I/O executor (EVALSHA, EVAL on NOSCRIPT). A pooled
+     * connection that died while idle (node restart, proxy reset) is retried on another connection,
+     * at most {@link #STALE_RETRIES} times; every Redlock script is idempotent for its owner value,
+     * so a retry after a lost reply does no harm. Timeouts are not retried.
+     */
+    <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args) {
+        return run(script, keys, args, null, 0);
+    }
+
+    /**
+     * Like {@link #run(Scripts.Script, List, List)}, but a request that has not started by {@code
+     * notAfter} (on {@code ticker}) is dropped with {@link StaleRequestException}: its round is over,
+     * and sending it would only delay the next rounds behind a node that was stalled.
+     */
+    <T> CompletableFuture<T> run(
+            Scripts.Script script, List<String> keys, List<String> args, Ticker ticker, long notAfter) {
+        return submit(c -> {
+            if (ticker != null && ticker.read() - notAfter > 0) {
+                throw new StaleRequestException();
+            }
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    @SuppressWarnings("unchecked")
+                    T reply = (T) Scripts.run(c, script, keys, args);
+                    warm = true;
+                    return reply;
+                } catch (JedisConnectionException e) {
+                    if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                        throw e;
+                    }
+                }
+            }
+        });
+    }
+
+    private static boolean isStaleConnection(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SocketTimeoutException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Loads the scripts in the background and opens a connection, so the first round is fast. */
+    void warmUp(List<Scripts.Script> scripts) {
+        submit(c -> {
+                    for (Scripts.Script s : scripts) {
+                        c.scriptLoad(s.text());
+                    }
+                    warm = true;
+                    return null;
+                })
+                .whenComplete((r, e) -> {});
+    }
+
+    /** Runs {@code call} on this node's I/O executor. A full or stopped executor fails the future. */
+    <T> CompletableFuture<T> submit(Function<UnifiedJedis, T> call) {
+        try {
+            return CompletableFuture.supplyAsync(() -> call.apply(client), io);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        Subscriber sub;
+        synchronized (this) {
+            closed = true;
+            sub = subscriber;
+        }
+        if (sub != null) {
+            sub.close();
+        }
+        io.shutdownNow();
+        try {
+            client.close();
+        } finally {
+            try {
+                io.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A request dropped because its round was over before it could be sent. */
+    static final class StaleRequestException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StaleRequestException() {
+            super("not sent: the node was still busy with earlier requests when the round ended", null, false, false);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return address;
+    }
+}

@@ -1,0 +1,508 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
+import io.distlock.Ticker;
+import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.internal.Subscriber;
+import io.distlock.redlock.RedlockOptions;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Contender;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.RenewalMode;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.HostAndPort;
+
+/**
+ * The Redlock driver over N independent masters. Every round goes to all nodes at once (each node has
+ * its own connection pool and I/O threads) and ends as soon as its outcome is decided or after the
+ * per-node timeout. The Lua scripts are lock-redis's ({@link Scripts}): {@code REDLOCK_ACQUIRE},
+ * {@code REDLOCK_RAISE}, {@code RENEW} and {@code RELEASE}; the key layout is lock-redis's {@link
+ * RedisKeys} under Redlock's own prefix.
+ *
+ * <p>Acquisition with fencing (two rounds): round 1 is {@code SET lock owner NX PX lease} on every
+ * node, returning the node's fencing counter; with a majority, {@code t = max(counters read) + 1};
+ * round 2 raises the counter to {@code t} on every node that still holds our owner value. Acquired
+ * only if round 2 succeeded on a majority before the validity ({@code lease - elapsed - drift})
+ * ran out; otherwise the lock is released on every node, including those that did not answer.
+ * Without fencing, round 1 alone decides.
+ *
+ * <p>Waiting: on lock-redis's {@link Subscriber} of one node that refused the last try (the
+ * holder's release publishes there), bounded by that node's TTL for the holder's key; a jittered
+ * delay of up to {@link RedlockOptions#maxRetryDelay()} when no such node is available.
+ */
+public final class RedlockDriver implements LockDriver {
+    private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    static final String BACKEND = "redlock";
+
+    private final List<Node> nodes;
+    private final int quorum;
+    private final RedlockOptions options;
+    private final RedisKeys keys;
+    private final Capabilities capabilities;
+    private final String leaseMillis;
+    private final long nodeTimeoutNanos;
+    private final Ticker ticker;
+    private final CountDownLatch closedSignal = new CountDownLatch(1);
+    private volatile boolean closed;
+
+    private RedlockDriver(List<HostAndPort> addresses, RedlockOptions options) {
+        this.options = options;
+        this.keys = new RedisKeys(options.keyPrefix());
+        this.quorum = addresses.size() / 2 + 1;
+        this.ticker = options.lockOptions().ticker();
+        this.leaseMillis = Long.toString(options.lockOptions().leaseTime().toMillis());
+        this.nodeTimeoutNanos = options.nodeTimeout().toNanos();
+        this.capabilities = Capabilities.builder()
+                .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
+                .fencingSurvivesServerRestart(options.fencing() && options.assumePersistence())
+                .automaticRenewal(true)
+                .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+                .fifo(false)
+                .reentrant(false)
+                .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .build();
+        String threadPrefix = "distlock-redlock-io-" + SEQUENCE.incrementAndGet();
+        List<Node> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < addresses.size(); i++) {
+                opened.add(new Node(i, addresses.get(i), options, threadPrefix));
+            }
+        } catch (RuntimeException e) {
+            opened.forEach(Node::close);
+            throw e;
+        }
+        this.nodes = List.copyOf(opened);
+        List<Scripts.Script> scripts = options.fencing()
+                ? List.of(Scripts.REDLOCK_ACQUIRE, Scripts.REDLOCK_RAISE, Scripts.RENEW, Scripts.RELEASE)
+                : List.of(Scripts.REDLOCK_ACQUIRE, Scripts.RENEW, Scripts.RELEASE);
+        nodes.forEach(n -> n.warmUp(scripts));
+    }
+
+    /**
+     * A driver over {@code addresses} (one independent master each).
+     *
+     * @throws IllegalArgumentException for fewer than 3 nodes, an even number of nodes (unless
+     *     allowed), or a node given twice
+     */
+    public static RedlockDriver create(List<HostAndPort> addresses, RedlockOptions options) {
+        int n = addresses.size();
+        if (n < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent nodes (was " + n + ")");
+        }
+        if (n % 2 == 0 && !options.allowEvenNodeCount()) {
+            throw new IllegalArgumentException("the number of Redlock nodes must be odd (was " + n
+                    + "; an even count tolerates no more failures than one node less; allowEvenNodeCount(true)"
+                    + " accepts it)");
+        }
+        if (addresses.stream().distinct().count() != n) {
+            throw new IllegalArgumentException("Redlock nodes must be distinct (was " + addresses + ")");
+        }
+        return new RedlockDriver(addresses, options);
+    }
+
+    /** {@code host:port} of each node, in configuration order. */
+    public List<String> addresses() {
+        return nodes.stream().map(Node::address).toList();
+    }
+
+    /** The key layout (shared with lock-redis, under Redlock's prefix). */
+    public RedisKeys keys() {
+        return keys;
+    }
+
+    /** Votes needed: {@code N / 2 + 1}. */
+    public int quorum() {
+        return quorum;
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public RenewalMode renewalMode() {
+        return RenewalMode.WATCHDOG;
+    }
+
+    @Override
+    public Contender contender(AcquireContext ctx) {
+        return new RedlockContender(ctx);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        closedSignal.countDown();
+        RuntimeException failure = null;
+        for (Node n : nodes) {
+            try {
+                n.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    static String newOwner() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /**
+     * End of a round started at {@code sentAt}: {@code nodeTimeout} later, never past the validity.
+     * Until a majority of nodes has answered once since the provider opened, the first connection
+     * (TCP connect, handshake, script load) counts too and {@code connectTimeout} is added, so the
+     * first acquisition of a fresh client does not fail on cold connections; a round still ends as
+     * soon as its outcome is decided, so a node that never answers delays nothing once a majority
+     * did.
+     */
+    private long roundDeadline(long sentAt, long validUntil) {
+        long timeout = nodeTimeoutNanos;
+        if (nodes.stream().filter(Node::isWarm).count() < quorum) {
+            timeout = Deadlines.after(timeout, options.connectTimeout().toNanos());
+        }
+        return Math.min(Deadlines.after(sentAt, timeout), validUntil);
+    }
+
+    private static long flag(List<?> reply) {
+        return (Long) reply.get(0);
+    }
+
+    private static long counter(List<?> reply) {
+        return Long.parseLong(String.valueOf(reply.get(1)));
+    }
+
+    /**
+     * Deletes {@code owner}'s lock on every node whose round-1 request did not answer "no": on a
+     * node still busy with that request, the release follows it, so a late acquisition is undone
+     * too. Fire-and-forget; the keys expire with their TTL anyway.
+     */
+    private void releaseEverywhere(Round<List<?>> round1, String name, String owner) {
+        List<String> keyList = List.of(keys.lockKey(name));
+        List<String> args = List.of(owner, keys.channel(name));
+        for (Node n : nodes) {
+            int i = n.index();
+            round1.future(i).handle((reply, error) -> {
+                if (error == null && flag(reply) != 1L) {
+                    return null; // this node never held our value
+                }
+                n.<Long>run(Scripts.RELEASE, keyList, args).whenComplete((r, e) -> {
+                    if (e != null) {
+                        log.debug("distlock.redlock.release_failed lock={} node={}", name, n.address(), e);
+                    }
+                });
+                return null;
+            });
+        }
+    }
+
+    private BackendUnavailableException noMajority(String name, String what, Round<?> round, long deadline) {
+        return new BackendUnavailableException(
+                what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
+                        + " Redlock nodes answered within "
+                        + options.nodeTimeout().toMillis() + " ms, a majority of "
+                        + quorum + " is needed; unreachable: "
+                        + round.describeUnanswered(Deadlines.passed(ticker, deadline)),
+                name,
+                BACKEND,
+                round.firstError());
+    }
+
+    private final class RedlockContender implements Contender {
+        private final AcquireContext ctx;
+        private final String name;
+        private final List<String> keyList;
+        private long holderTtlNanos;
+        /** A node that refused our last try (it holds someone's key): where we wait for a release. */
+        private Node refusedBy;
+
+        private long refusedByTtlNanos;
+        /** Whether the last try got some votes but no majority (a split vote with other contenders). */
+        private boolean splitVote;
+
+        private Node home;
+        private Subscriber homeSubscriber;
+        private Subscriber.Channel interest;
+        private long seenEpoch;
+
+        RedlockContender(AcquireContext ctx) {
+            this.ctx = ctx;
+            this.name = ctx.lockName();
+            this.keyList = List.of(keys.lockKey(name), keys.tokenKey(name));
+        }
+
+        @Override
+        public Optional<HeldLock> tryAcquire() {
+            if (closed) {
+                throw new IllegalStateException("provider is closed (lock '" + name + "', backend redlock)");
+            }
+            if (interest != null) {
+                seenEpoch = homeSubscriber.epoch(interest);
+            }
+            refusedBy = null;
+            splitVote = false;
+            String owner = newOwner();
+            long sentAt = ticker.read();
+            long validUntil = ctx.validUntil(sentAt);
+            List<String> args = List.of(owner, leaseMillis);
+            long round1Deadline = roundDeadline(sentAt, validUntil);
+            Round<List<?>> round1 = Round.start(
+                    nodes,
+                    quorum,
+                    reply -> flag(reply) == 1L,
+                    n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, ticker, round1Deadline));
+            boolean majority = round1.awaitUninterruptibly(ticker, round1Deadline);
+            if (!majority || Deadlines.passed(ticker, validUntil)) {
+                return fail(round1, owner, round1Deadline);
+            }
+            if (!options.fencing()) {
+                leave();
+                return Optional.of(new Held(ctx, owner, round1, OptionalLong.empty(), validUntil));
+            }
+            long max = 0;
+            for (Node n : nodes) {
+                List<?> reply = round1.answer(n.index());
+                if (reply != null) {
+                    max = Math.max(max, counter(reply));
+                }
+            }
+            long t = max + 1;
+            List<String> raiseArgs = List.of(owner, Long.toString(t));
+            long round2Deadline = roundDeadline(ticker.read(), validUntil);
+            Round<Long> round2 = Round.start(
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    n -> round1.future(n.index())
+                            .thenCompose(reply -> flag(reply) == 1L
+                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, ticker, round2Deadline)
+                                    : CompletableFuture.completedFuture(0L)));
+            boolean raised = round2.awaitUninterruptibly(ticker, round2Deadline);
+            if (!raised || Deadlines.passed(ticker, validUntil)) {
+                releaseEverywhere(round1, name, owner);
+                if (!raised
+                        && round2.yesCount() + round2.unansweredCount() >= quorum
+                        && !Deadlines.passed(ticker, validUntil)) {
+                    throw noMajority(
+                            name,
+                            "fencing round for lock '" + name + "' did not reach a majority",
+                            round2,
+                            round2Deadline);
+                }
+                holderTtlNanos = 0;
+                return Optional.empty();
+            }
+            leave();
+            return Optional.of(new Held(ctx, owner, round1, OptionalLong.of(t), validUntil));
+        }
+
+        private Optional<HeldLock> fail(Round<List<?>> round1, String owner, long round1Deadline) {
+            releaseEverywhere(round1, name, owner);
+            if (nodes.size() - round1.unansweredCount() < quorum) {
+                throw noMajority(name, "cannot acquire lock '" + name + "'", round1, round1Deadline);
+            }
+            splitVote = round1.yesCount() > 0;
+            long ttl = Long.MAX_VALUE;
+            for (Node n : nodes) {
+                List<?> reply = round1.answer(n.index());
+                if (reply != null && flag(reply) != 1L && reply.size() > 2) {
+                    long pttl = (Long) reply.get(2);
+                    if (pttl >= 0) {
+                        ttl = Math.min(ttl, pttl + 1);
+                        // keep waiting where we already listen if that node still refuses us
+                        if (refusedBy == null || n == home) {
+                            refusedBy = n;
+                            refusedByTtlNanos = TimeUnit.MILLISECONDS.toNanos(pttl + 1);
+                        }
+                    }
+                }
+            }
+            holderTtlNanos = ttl == Long.MAX_VALUE ? 0 : TimeUnit.MILLISECONDS.toNanos(ttl);
+            return Optional.empty();
+        }
+
+        /**
+         * Waits for a release message from one node that refused the last try (lock-redis's
+         * subscriber on that node): the holder's release publishes there. The first wait only
+         * subscribes and returns, so a release between the try and the subscription is not missed.
+         * The wait is bounded by that node's TTL for the holder's key. Falls back to a jittered
+         * delay when no node refused with a TTL, when the listening node granted our last try (our
+         * own clean-up would publish there), or while the subscription is not confirmed.
+         */
+        @Override
+        public void awaitChange(long deadlineNanos) throws InterruptedException {
+            if (closed) {
+                return;
+            }
+            long now = ticker.read();
+            if (splitVote) {
+                // Contenders woken by the same release split the votes and all released again: the
+                // lock is probably free, but retrying in step would split again. A short random
+                // delay (the Redlock specification's) lets one of them win.
+                long jitter = ThreadLocalRandom.current()
+                        .nextLong(options.maxRetryDelay().toNanos() / 4 + 1);
+                long until = Math.min(deadlineNanos, Deadlines.after(now, jitter));
+                if (until - now > 0) {
+                    closedSignal.await(until - now, TimeUnit.NANOSECONDS);
+                }
+                return;
+            }
+            if (refusedBy != null && refusedBy != home) {
+                leave();
+                Subscriber sub = refusedBy.subscriber();
+                if (sub != null) {
+                    home = refusedBy;
+                    homeSubscriber = sub;
+                    interest = sub.register(keys.channel(name));
+                    long confirmBy = Math.min(
+                            deadlineNanos,
+                            Deadlines.after(
+                                    now,
+                                    nodeTimeoutNanos + options.connectTimeout().toNanos()));
+                    sub.awaitConfirmed(interest, confirmBy);
+                    return;
+                }
+            }
+            if (interest != null && refusedBy == home && homeSubscriber.isConfirmed(interest)) {
+                long until = Math.min(deadlineNanos, Deadlines.after(now, refusedByTtlNanos));
+                homeSubscriber.awaitWakeUp(interest, seenEpoch, until);
+                return;
+            }
+            long max = options.maxRetryDelay().toNanos();
+            long wait = ThreadLocalRandom.current().nextLong(max / 4, max + 1);
+            if (holderTtlNanos > 0) {
+                wait = Math.min(wait, holderTtlNanos);
+            }
+            long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
+            long left = until - now;
+            if (left > 0) {
+                closedSignal.await(left, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void abandon() {
+            leave();
+        }
+
+        private void leave() {
+            Subscriber.Channel i = interest;
+            if (i != null) {
+                interest = null;
+                homeSubscriber.unregister(i);
+            }
+            home = null;
+            homeSubscriber = null;
+        }
+    }
+
+    private final class Held implements HeldLock {
+        private final AcquireContext ctx;
+        private final String owner;
+        private final Round<List<?>> round1;
+        private final OptionalLong token;
+        private volatile long validUntil;
+
+        Held(AcquireContext ctx, String owner, Round<List<?>> round1, OptionalLong token, long validUntil) {
+            this.ctx = ctx;
+            this.owner = owner;
+            this.round1 = round1;
+            this.token = token;
+            this.validUntil = validUntil;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long validUntilNanos() {
+            return validUntil;
+        }
+
+        @Override
+        public boolean renew() {
+            String name = ctx.lockName();
+            long sentAt = ticker.read();
+            List<String> keyList = List.of(keys.lockKey(name));
+            List<String> args = List.of(owner, leaseMillis);
+            long deadline = roundDeadline(sentAt, validUntil);
+            Round<Long> round = Round.start(
+                    nodes, quorum, v -> v == 1L, n -> n.<Long>run(Scripts.RENEW, keyList, args, ticker, deadline));
+            boolean extended = round.awaitUninterruptibly(ticker, deadline);
+            if (extended && !Deadlines.passed(ticker, validUntil)) {
+                validUntil = ctx.validUntil(sentAt);
+                return true;
+            }
+            if (round.noCount() > nodes.size() - quorum) {
+                return false; // a majority no longer holds our value
+            }
+            if (extended) {
+                throw new BackendUnavailableException(
+                        "renewal of lock '" + name + "' reached a majority only after the validity ran out",
+                        name,
+                        BACKEND,
+                        null);
+            }
+            throw noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
+        }
+
+        @Override
+        public boolean release() {
+            String name = ctx.lockName();
+            List<String> keyList = List.of(keys.lockKey(name));
+            List<String> args = List.of(owner, keys.channel(name));
+            Round<Long> round = Round.start(
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    n -> round1.future(n.index())
+                            .handle((r, e) -> null)
+                            .thenCompose(ignored -> n.<Long>run(Scripts.RELEASE, keyList, args)));
+            long sentAt = ticker.read();
+            long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
+            boolean deleted = round.awaitUninterruptibly(ticker, releaseDeadline);
+            if (deleted) {
+                return true;
+            }
+            if (round.noCount() > nodes.size() - quorum) {
+                log.debug("distlock.redlock.release_not_owner lock={}", name);
+                return false;
+            }
+            throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
+        }
+    }
+}

@@ -1,0 +1,264 @@
+package io.distlock.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Node loss, node latency and node restarts, on real independent redis-server processes. */
+class RedlockFaultsIT {
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    private static RedlockOptions options(Duration nodeTimeout) {
+        return RedlockOptions.builder()
+                .lockOptions(LockOptions.builder().leaseTime(LEASE).build())
+                .nodeTimeout(nodeTimeout)
+                .build();
+    }
+
+    private static RedlockLockProvider open(List<String> addresses, RedlockOptions options) {
+        return RedlockLockProvider.builder().nodes(addresses).options(options).build();
+    }
+
+    private static List<String> addresses(RedisServers nodes) {
+        return List.of(nodes.addresses().split(","));
+    }
+
+    private static long acquireAndRelease(RedlockLockProvider p, String name) throws InterruptedException {
+        Lease lease = p.lock(name).tryAcquire(Duration.ofSeconds(2)).orElseThrow();
+        assertThat(lease.isValid()).isTrue();
+        long token = lease.fencingToken().orElseThrow();
+        assertThat(lease.release()).as("release of %s", name).isTrue();
+        return token;
+    }
+
+    @Test
+    void acquire_oneThenTwoOfFiveNodesKilled_stillAcquiresAndReleases() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider p = open(addresses(nodes), options(Duration.ofMillis(200)))) {
+            long t0 = acquireAndRelease(p, "avail");
+            nodes.get(0).kill();
+            long t1 = acquireAndRelease(p, "avail");
+            nodes.get(3).kill();
+            long t2 = acquireAndRelease(p, "avail");
+            assertThat(t1).isGreaterThan(t0);
+            assertThat(t2).isGreaterThan(t1);
+        }
+    }
+
+    @Test
+    void acquire_threeOfFiveNodesKilled_failsWithinBudgetNamingUnreachableNodes() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider p = open(addresses(nodes), options(Duration.ofMillis(200)))) {
+            acquireAndRelease(p, "down");
+            List<RedisServer> killed = List.of(nodes.get(0), nodes.get(2), nodes.get(4));
+            killed.forEach(RedisServer::kill);
+            Duration budget = Duration.ofSeconds(3);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> p.lock("down").tryAcquire(budget))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("a majority of 3 is needed")
+                    .satisfies(e -> {
+                        // the unreachable list ends where nodes still pending (alive) are listed
+                        String unreachable =
+                                e.getMessage().split("unreachable: ")[1].split(";")[0];
+                        for (RedisServer k : killed) {
+                            assertThat(unreachable).contains(k.address() + " (JedisConnectionException");
+                        }
+                        assertThat(unreachable)
+                                .doesNotContain(nodes.get(1).address())
+                                .doesNotContain(nodes.get(3).address());
+                    });
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(budget);
+        }
+    }
+
+    @Test
+    void acquire_oneNodeBehind200msLatency_isNotSlowedBeyondTheNodeTimeout() throws Exception {
+        Duration nodeTimeout = Duration.ofMillis(100);
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                TcpProxy slow = TcpProxy.start(nodes.get(0).host(), nodes.get(0).port())) {
+            List<String> addrs = new ArrayList<>(addresses(nodes));
+            addrs.set(0, slow.address());
+            slow.setLatency(Duration.ofMillis(200));
+            try (RedlockLockProvider p = open(addrs, options(nodeTimeout))) {
+                for (int i = 0; i < 3; i++) {
+                    acquireAndRelease(p, "warm-up"); // connections to the fast nodes
+                }
+                List<Long> millis = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    long start = System.nanoTime();
+                    Optional<Lease> lease = p.lock("slow-" + i).tryAcquire();
+                    millis.add(Duration.ofNanos(System.nanoTime() - start).toMillis());
+                    assertThat(lease).as("acquisition %d", i).isPresent();
+                    lease.get().release();
+                }
+                List<Long> sorted = millis.stream().sorted().collect(Collectors.toList());
+                // two rounds (fencing) that each end at the fast majority, never at the slow node
+                assertThat(sorted.get(sorted.size() / 2))
+                        .as("median acquisition ms %s", millis)
+                        .isLessThan(nodeTimeout.toMillis());
+                assertThat(sorted.get(sorted.size() - 1))
+                        .as("slowest acquisition ms %s (the slow node needs 400 ms per round trip)", millis)
+                        .isLessThan(2 * nodeTimeout.toMillis() + 100);
+            }
+        }
+    }
+
+    /**
+     * The known weakness of Redlock, made visible: a node that restarts without persistence while
+     * a lock is held forgets the lock, and a second client can then gather a majority while the
+     * first client's lease is still valid. Here: 3 nodes; node 2 is down when A acquires, so A
+     * holds nodes 0 and 1; node 2 comes back empty, node 1 restarts without its data; B now gets
+     * nodes 1 and 2 — a majority — and both leases are valid at the same time.
+     */
+    @Test
+    void acquire_nodeRestartedWithoutPersistenceWhileHeld_grantsTheLockTwice() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(3);
+                RedlockLockProvider a = open(addresses(nodes), longLease());
+                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+            nodes.get(2).kill();
+            Lease first = a.lock("twice").tryAcquire().orElseThrow();
+            nodes.get(2).restart(false);
+            nodes.get(1).restart(false);
+            Lease second = await().atMost(Duration.ofSeconds(5))
+                    .ignoreException(BackendUnavailableException.class)
+                    .until(() -> b.lock("twice").tryAcquire(), Optional::isPresent)
+                    .orElseThrow();
+            assertThat(first.isValid() && second.isValid())
+                    .as("VIOLATION (documented): both leases valid after a node restarted without data")
+                    .isTrue();
+        }
+    }
+
+    /** The same sequence with node 1 kept down longer than the lease ("delayed restart"): safe. */
+    @Test
+    void acquire_nodeRestartDelayedPastTheLease_doesNotGrantTwice() throws Exception {
+        RedlockOptions shortLease = RedlockOptions.builder()
+                .lockOptions(LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(1))
+                        .autoRenew(false)
+                        .build())
+                .nodeTimeout(Duration.ofMillis(200))
+                .build();
+        try (RedisServers nodes = RedisServers.independentMasters(3);
+                RedlockLockProvider a = open(addresses(nodes), shortLease);
+                RedlockLockProvider b = open(addresses(nodes), shortLease)) {
+            nodes.get(2).kill();
+            Lease first = a.lock("delayed").tryAcquire().orElseThrow();
+            nodes.get(2).restart(false);
+            nodes.get(1).kill();
+            long killedAt = System.nanoTime();
+            assertThat(attempt(b, "delayed")).as("B while node 1 is down").isEmpty();
+            await().atMost(Duration.ofSeconds(3)).until(() -> !first.isValid());
+            // still down for longer than the lease time since it died: now it may come back empty
+            await().pollDelay(Duration.ofMillis(1100))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> true);
+            nodes.get(1).restart(false);
+            Lease second = await().atMost(Duration.ofSeconds(5))
+                    .ignoreException(BackendUnavailableException.class)
+                    .until(() -> b.lock("delayed").tryAcquire(), Optional::isPresent)
+                    .orElseThrow();
+            assertThat(first.isValid()).as("A's lease when B acquired").isFalse();
+            assertThat(second.isValid()).isTrue();
+        }
+    }
+
+    /** The same sequence on nodes with {@code appendfsync always}: the restarted node keeps the lock. */
+    @Test
+    void acquire_nodeRestartedWithAofAlways_keepsTheLock() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(3, true);
+                RedlockLockProvider a = open(addresses(nodes), longLease());
+                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+            nodes.get(2).kill();
+            Lease first = a.lock("aof").tryAcquire().orElseThrow();
+            long token = first.fencingToken().orElseThrow();
+            nodes.get(2).restart(true);
+            nodes.get(1).restart(true);
+            await().atMost(Duration.ofSeconds(5))
+                    .ignoreException(BackendUnavailableException.class)
+                    .until(() -> b.lock("aof").tryAcquire().isEmpty());
+            assertThat(first.isValid()).isTrue();
+            first.release();
+            Lease second = b.lock("aof").tryAcquire(Duration.ofSeconds(2)).orElseThrow();
+            assertThat(second.fencingToken().orElseThrow()).isGreaterThan(token);
+        }
+    }
+
+    /** One try; a node failure counts as not acquired (what matters here is who holds the lock). */
+    private static Optional<Lease> attempt(RedlockLockProvider p, String name) {
+        try {
+            return p.lock(name).tryAcquire();
+        } catch (BackendUnavailableException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Waiters are woken by the holder's release message, not by polling: with a 5 s retry delay
+     * (polling would take at least 1.25 s), the hand-off still takes well under a second.
+     */
+    @Test
+    void waiter_holderReleases_isWokenByTheReleaseMessage() throws Exception {
+        RedlockOptions slowPolling =
+                longLease().mutate().maxRetryDelay(Duration.ofSeconds(5)).build();
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider a = open(addresses(nodes), slowPolling);
+                RedlockLockProvider b = open(addresses(nodes), slowPolling)) {
+            Lease held = a.lock("wake").tryAcquire().orElseThrow();
+            java.util.concurrent.atomic.AtomicLong acquiredAt = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.CompletableFuture<Optional<Lease>> waiter =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            Optional<Lease> l = b.lock("wake").tryAcquire(Duration.ofSeconds(10));
+                            acquiredAt.set(System.nanoTime());
+                            return l;
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            // the waiter has subscribed on a node that refused it
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(nodes) > 0);
+            long releasedAt = System.nanoTime();
+            assertThat(held.release()).isTrue();
+            Lease next = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+            assertThat(Duration.ofNanos(acquiredAt.get() - releasedAt)).isLessThan(Duration.ofMillis(800));
+            next.release();
+        }
+    }
+
+    private static int subscribers(RedisServers nodes) {
+        int n = 0;
+        for (RedisServer s : nodes.servers()) {
+            try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis(s.host(), s.port())) {
+                n += (int) j.pubsubChannels("distlock-redlock:*").stream()
+                        .filter(c -> c.endsWith(":released"))
+                        .count();
+            }
+        }
+        return n;
+    }
+
+    private static RedlockOptions longLease() {
+        return RedlockOptions.builder()
+                .lockOptions(LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(10))
+                        .autoRenew(false)
+                        .build())
+                .nodeTimeout(Duration.ofMillis(200))
+                .build();
+    }
+}

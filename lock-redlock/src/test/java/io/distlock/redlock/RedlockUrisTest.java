@@ -1,0 +1,78 @@
+package io.distlock.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.LockConfigurationException;
+import io.distlock.LockProvider;
+import io.distlock.LockProviders;
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** {@code redlock://} URIs through {@link LockProviders#open(URI)}; opening does no I/O. */
+class RedlockUrisTest {
+
+    @Test
+    void open_commaSeparatedNodesAndParameters_configuresProvider() {
+        try (LockProvider p = LockProviders.open(URI.create(
+                "redlock://127.0.0.1:7001,127.0.0.1:7002,localhost?leaseTime=5s&nodeTimeout=30ms&fencing=false"
+                        + "&maxRetryDelay=20ms&keyPrefix=app"))) {
+            assertThat(p).isInstanceOf(RedlockLockProvider.class);
+            RedlockLockProvider r = (RedlockLockProvider) p;
+            assertThat(r.nodes()).containsExactly("127.0.0.1:7001", "127.0.0.1:7002", "localhost:6379");
+            assertThat(r.options().lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
+            assertThat(r.options().nodeTimeout()).isEqualTo(Duration.ofMillis(30));
+            assertThat(r.options().fencing()).isFalse();
+            assertThat(r.options().maxRetryDelay()).isEqualTo(Duration.ofMillis(20));
+            assertThat(r.lockKey("job")).startsWith("app:{");
+            assertThat(p.backend()).isEqualTo("redlock");
+        }
+    }
+
+    @Test
+    void open_credentials_areUsedButNeverShown() {
+        try (LockProvider p =
+                LockProviders.open(URI.create("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
+            RedlockLockProvider r = (RedlockLockProvider) p;
+            assertThat(r.options().username()).contains("app");
+            assertThat(r.options().password()).contains("s3cret");
+            assertThat(r.toString()).doesNotContain("s3cret");
+        }
+        assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("at least 3")
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void open_unknownParameter_isRejectedListingAcceptedOnes() {
+        assertThatThrownBy(() -> LockProviders.open(
+                        URI.create("redlock://:pw@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3?nodeTimout=10ms")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("nodeTimout")
+                .hasMessageContaining("nodeTimeout")
+                .hasMessageNotContaining(":pw@");
+    }
+
+    @Test
+    void open_evenNodeCount_needsExplicitPermission() {
+        String nodes = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3,127.0.0.1:4";
+        assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://" + nodes)))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("odd");
+        try (LockProvider p = LockProviders.open(URI.create("redlock://" + nodes + "?allowEvenNodeCount=true"))) {
+            assertThat(((RedlockLockProvider) p).nodes()).hasSize(4);
+        }
+    }
+
+    @Test
+    void open_badNodeList_isRejected() {
+        assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://127.0.0.1:1,,127.0.0.1:3")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("empty node");
+        assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://a:1,b:x,c:3")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("port must be a number");
+    }
+}
