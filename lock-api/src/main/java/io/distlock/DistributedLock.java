@@ -51,7 +51,8 @@ public interface DistributedLock {
      * @throws NullPointerException if {@code maxWait} is null
      * @throws IllegalArgumentException if {@code maxWait} is negative
      * @throws InterruptedException if interrupted while waiting (nothing is left held)
-     * @throws BackendUnavailableException if the backend could not be asked
+     * @throws BackendUnavailableException if the backend stayed unavailable until the wait ran out
+     *     (a transient outage within the wait is retried with backoff)
      */
     Optional<Lease> tryAcquire(Duration maxWait) throws InterruptedException;
 
@@ -59,7 +60,6 @@ public interface DistributedLock {
      * Acquires the lock, waiting as long as it takes.
      *
      * @throws InterruptedException if interrupted while waiting (nothing is left held)
-     * @throws BackendUnavailableException if the backend could not be asked
      */
     Lease acquire() throws InterruptedException;
 

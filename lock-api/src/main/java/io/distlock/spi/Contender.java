@@ -15,6 +15,11 @@ public interface Contender {
     /**
      * Tries once, without waiting for other holders.
      *
+     * <p>If the thread is interrupted while a request is in flight, finish (or abandon) the request,
+     * keep the interrupt flag set, and return normally or throw {@code
+     * BackendUnavailableException}; never turn the interrupt into a different outcome. The engine
+     * checks the flag and throws {@link InterruptedException} itself.
+     *
      * @return the held lock, or empty if someone else holds it
      * @throws io.distlock.BackendUnavailableException if the backend could not be asked
      */

@@ -15,6 +15,8 @@ public interface HeldLock {
      * The ticker reading after which the client must no longer believe it holds the lock. The
      * engine polls this value; session-based drivers may move it forward (keepalive) or back
      * (connection suspended). Use {@link AcquireContext#validUntil(long)} to compute it.
+     * The deadline must be finite (never {@link Deadlines#NEVER}): a lease the client cannot bound
+     * in time cannot be checked against a fenced resource or a pause.
      */
     long validUntilNanos();
 

@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  *   <li>checks arguments (lock names through {@link LockNames}, durations);
  *   <li>runs acquisition attempts within their wait budget, measured on the {@link Ticker}, waiting
  *       through {@link Contender#awaitChange(long)} (never a fixed sleep) and calling {@link
- *       Contender#abandon()} when an attempt ends without the lock;
+ *       Contender#abandon()} when an attempt ends without the lock; a waiting attempt rides out a
+ *       transient {@link BackendUnavailableException} with jittered backoff (10 ms doubling to 500
+ *       ms) and throws the last one only if the wait budget runs out, while a single try throws at
+ *       once;
  *   <li>tracks each lease's validity deadline, renews {@link RenewalMode#WATCHDOG} leases every
  *       {@code leaseTime * renewalFraction} on a watchdog thread, and marks a lease lost (completing
  *       {@link Lease#lost()}) when a renewal finds another owner, when the driver reports a loss, or
@@ -50,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class LockEngine implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    private static final long MIN_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final LockDriver driver;
     private final LockOptions options;
@@ -218,10 +223,35 @@ public final class LockEngine implements LockProvider {
         Contender contender = driver.contender(ctx);
         boolean acquired = false;
         int lateReplies = 0;
+        long backoffNanos = MIN_UNAVAILABLE_BACKOFF_NANOS;
         Throwable failure = null;
         try {
             while (true) {
-                Optional<HeldLock> held = contender.tryAcquire();
+                Optional<HeldLock> held;
+                try {
+                    held = contender.tryAcquire();
+                } catch (BackendUnavailableException e) {
+                    // A single try reports unavailability at once. A wait rides out a transient
+                    // outage: back off (jittered, bounded by the deadline) and try again with a fresh
+                    // contender; if the deadline comes first, the last unavailability is thrown.
+                    if (maxWaitNanos == 0 || Deadlines.passed(ticker, deadline)) {
+                        throw e;
+                    }
+                    abandonQuietly(name, contender, e);
+                    contender = driver.contender(ctx);
+                    long pause = Math.min(
+                            Deadlines.remaining(ticker, deadline),
+                            backoffNanos / 2
+                                    + java.util.concurrent.ThreadLocalRandom.current()
+                                            .nextLong(backoffNanos));
+                    backoffNanos = Math.min(backoffNanos * 2, MAX_UNAVAILABLE_BACKOFF_NANOS);
+                    TimeUnit.NANOSECONDS.sleep(pause);
+                    checkOpen(name);
+                    if (Deadlines.passed(ticker, deadline)) {
+                        throw e;
+                    }
+                    continue;
+                }
                 if (held.isPresent()) {
                     HeldLock h = held.get();
                     if (!Deadlines.passed(ticker, h.validUntilNanos())) {
@@ -276,6 +306,14 @@ public final class LockEngine implements LockProvider {
                     }
                 }
             }
+        }
+    }
+
+    private void abandonQuietly(String name, Contender c, Throwable cause) {
+        try {
+            c.abandon();
+        } catch (RuntimeException cleanup) {
+            cause.addSuppressed(cleanup);
         }
     }
 

@@ -1286,6 +1286,10 @@ public abstract class LockProviderTck {
         try {
             long readAt = System.nanoTime();
             Duration left = lease.remainingValidity();
+            assertThat(left)
+                    .as("TCK-10.2: remainingValidity() must be bounded (a lease with no finite deadline can"
+                            + " never be checked against a pause)")
+                    .isLessThanOrEqualTo(Duration.ofDays(366));
             long deadline = readAt + left.toNanos();
             await("TCK-10.2: lost() completes by the validity deadline while the server is stopped")
                     .atMost(left.plus(slack().multipliedBy(2)))
