@@ -36,6 +36,7 @@ public final class CompareMain {
         Map<String, Supplier<Backend>> m = new LinkedHashMap<>();
         m.put("mem", MemBackend::new);
         m.put("redis", RedisBackend::new);
+        m.put("redlock", RedlockBackend::new);
         m.put("zookeeper", ZooKeeperBackend::new);
         m.put("etcd", EtcdBackend::new);
         m.put("mysql", MySqlBackend::new);

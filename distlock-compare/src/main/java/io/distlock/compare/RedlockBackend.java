@@ -1,0 +1,117 @@
+package io.distlock.compare;
+
+import io.distlock.compare.peers.RedissonRedLockClient;
+import io.distlock.tck.compare.ComparisonTarget;
+import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.RedisServers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Redlock: distlock's lock-redlock over five independent redis-server masters, next to Redisson's
+ * RedissonRedLock. The floor is one parallel PING to all five; acquire with fencing takes two
+ * parallel rounds and release one, so the protocol floor is three. Requests are the sum of the
+ * nodes' INFO commandstats.
+ */
+final class RedlockBackend extends ServerBackend {
+    static final int NODES = 5;
+
+    private RedisServers servers;
+    private final List<Jedis> stats = new ArrayList<>();
+    private final List<Jedis> pings = new ArrayList<>();
+    private ExecutorService pinger;
+
+    @Override
+    public String name() {
+        return "redlock";
+    }
+
+    @Override
+    public void start() {
+        servers = RedisServers.independentMasters(NODES);
+        for (RedisServer s : servers.servers()) {
+            stats.add(new Jedis(s.host(), s.port()));
+            pings.add(new Jedis(s.host(), s.port()));
+        }
+        pinger = Executors.newFixedThreadPool(NODES, r -> {
+            Thread t = new Thread(r, "distlock-compare-redlock-ping");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private synchronized long commands() {
+        long total = 0;
+        for (Jedis j : stats) {
+            long infoCalls = 0;
+            for (String line : j.info("commandstats").split("\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    long calls = Probes.field(line.substring(line.indexOf(':') + 1), "calls");
+                    total += calls;
+                    if (line.startsWith("cmdstat_info:")) {
+                        infoCalls = calls;
+                    }
+                }
+            }
+            total -= infoCalls;
+        }
+        return total;
+    }
+
+    /** One PING to every node in parallel: what one Redlock round costs at best. */
+    private synchronized void parallelPing() {
+        CompletableFuture.allOf(pings.stream()
+                        .map(j -> CompletableFuture.runAsync(j::ping, pinger))
+                        .toArray(CompletableFuture[]::new))
+                .join();
+    }
+
+    @Override
+    public List<ComparisonTarget> targets(boolean peers) {
+        List<String> hostPorts = new ArrayList<>();
+        servers.servers().forEach(s -> hostPorts.add(s.host() + ":" + s.port()));
+        String version = stats.get(0)
+                .info("server")
+                .lines()
+                .filter(l -> l.startsWith("redis_version:"))
+                .findFirst()
+                .orElse("redis_version:?")
+                .substring("redis_version:".length())
+                .trim();
+        List<ComparisonTarget> out = new ArrayList<>();
+        out.add(ours("redlock", "redlock://" + String.join(",", hostPorts) + "?leaseTime=10s")
+                .withFloor(this::parallelPing, 3)
+                .withServerRequests(counter(this::commands))
+                .withServerVersion(NODES + " x redis " + version));
+        if (peers) {
+            out.add(ComparisonTarget.of(
+                            "redisson RedissonRedLock", "redlock", () -> new RedissonRedLockClient(hostPorts))
+                    .withFloor(this::parallelPing, 3)
+                    .withServerRequests(counter(this::commands))
+                    .withServerVersion(NODES + " x redis " + version)
+                    .asPeer());
+        }
+        return out;
+    }
+
+    @Override
+    public String serverDescription() {
+        return NODES + " independent redis-server masters " + servers.addresses() + " (--save \"\" --appendonly no)";
+    }
+
+    @Override
+    public void close() {
+        stats.forEach(Jedis::close);
+        pings.forEach(Jedis::close);
+        if (pinger != null) {
+            pinger.shutdownNow();
+        }
+        if (servers != null) {
+            servers.close();
+        }
+    }
+}
