@@ -28,6 +28,6 @@ class ReadmeExampleTest {
                     .as("README code block for %s must equal the file", m.group(1))
                     .isEqualTo(file);
         }
-        assertThat(examples).as("examples found in README.md").isEqualTo(2);
+        assertThat(examples).as("examples found in README.md").isEqualTo(3);
     }
 }
