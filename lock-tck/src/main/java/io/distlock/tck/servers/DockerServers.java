@@ -80,6 +80,12 @@ final class DockerServers {
                             "--initial-cluster",
                             "default=" + peerUrl,
                             "--unsafe-no-fsync",
+                            // as the local launcher (EtcdCluster.member): short election timeout, so that
+                            // etcd's minimum lease TTL (1.5 x election timeout) allows sub-second leases
+                            "--heartbeat-interval",
+                            "50",
+                            "--election-timeout",
+                            "500",
                             "--log-level",
                             "warn",
                             "--logger",
