@@ -250,6 +250,7 @@ public final class Comparison {
             long[] lastRelease = {0};
             Object releaseLock = new Object();
             long holdNanos = settings.holdBeforeRelease().toNanos();
+            long endBy = System.nanoTime() + settings.handoffMaxDuration().toNanos();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 LockClient c = clients.get(i);
@@ -266,6 +267,9 @@ public final class Comparison {
                                     long prev;
                                     synchronized (releaseLock) {
                                         prev = lastRelease[0];
+                                    }
+                                    if (System.nanoTime() - endBy > 0) {
+                                        stop.set(true); // time cap: sleep-and-retry locks hand off in seconds
                                     }
                                     if (prev != 0 && !stop.get()) {
                                         int slot = measured.getAndIncrement();
@@ -296,7 +300,7 @@ public final class Comparison {
                 threads.add(th);
                 th.start();
             }
-            joinAll(threads, Duration.ofSeconds(120));
+            joinAll(threads, settings.handoffMaxDuration().plusSeconds(60));
             stop.set(true);
             if (error.get() != null) {
                 throw new IllegalStateException("hand-off client failed: " + error.get(), error.get());

@@ -13,7 +13,9 @@ import java.util.Set;
  * @param iterations measured uncontended iterations (and floor probes)
  * @param contendedClients K, the number of independent clients on one lock
  * @param contendedDuration how long the contended scenario runs
- * @param handoffRounds measured hand-offs per hand-off scenario
+ * @param handoffRounds measured hand-offs per hand-off scenario (fewer if {@code handoffMaxDuration}
+ *     runs out first, as it does for sleep-and-retry locks)
+ * @param handoffMaxDuration time cap of one hand-off scenario
  * @param manyWaiters the number of waiters in {@link Scenario#HANDOFF_MANY}
  * @param holdBeforeRelease how long a holder keeps the lock in hand-off rounds, so that waiters are
  *     really waiting when it releases
@@ -29,6 +31,7 @@ public record ComparisonSettings(
         int contendedClients,
         Duration contendedDuration,
         int handoffRounds,
+        Duration handoffMaxDuration,
         int manyWaiters,
         Duration holdBeforeRelease,
         int distinctNames,
@@ -47,6 +50,7 @@ public record ComparisonSettings(
         positive("renewalLocks", renewalLocks, false);
         Objects.requireNonNull(contendedDuration, "contendedDuration must not be null");
         Objects.requireNonNull(holdBeforeRelease, "holdBeforeRelease must not be null");
+        Objects.requireNonNull(handoffMaxDuration, "handoffMaxDuration must not be null");
         Objects.requireNonNull(renewalHold, "renewalHold must not be null");
     }
 
@@ -57,7 +61,7 @@ public record ComparisonSettings(
         }
     }
 
-    /** The default run: every scenario, sized to finish in a few minutes for five backends. */
+    /** The default run: every scenario, sized to finish in a few minutes for every backend and peer. */
     public static ComparisonSettings defaults() {
         return new ComparisonSettings(
                 EnumSet.allOf(Scenario.class),
@@ -66,10 +70,11 @@ public record ComparisonSettings(
                 8,
                 Duration.ofSeconds(5),
                 200,
+                Duration.ofSeconds(8),
                 50,
                 Duration.ofMillis(2),
                 1_000,
-                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
                 10);
     }
 
@@ -82,6 +87,7 @@ public record ComparisonSettings(
                 4,
                 Duration.ofSeconds(1),
                 30,
+                Duration.ofSeconds(3),
                 10,
                 Duration.ofMillis(2),
                 100,
@@ -97,6 +103,7 @@ public record ComparisonSettings(
                 contendedClients,
                 contendedDuration,
                 handoffRounds,
+                handoffMaxDuration,
                 manyWaiters,
                 holdBeforeRelease,
                 distinctNames,
@@ -112,6 +119,7 @@ public record ComparisonSettings(
                 k,
                 contendedDuration,
                 handoffRounds,
+                handoffMaxDuration,
                 manyWaiters,
                 holdBeforeRelease,
                 distinctNames,
@@ -127,6 +135,7 @@ public record ComparisonSettings(
                 contendedClients,
                 d,
                 handoffRounds,
+                handoffMaxDuration,
                 manyWaiters,
                 holdBeforeRelease,
                 distinctNames,
@@ -142,6 +151,7 @@ public record ComparisonSettings(
                 contendedClients,
                 contendedDuration,
                 handoffRounds,
+                handoffMaxDuration,
                 manyWaiters,
                 holdBeforeRelease,
                 distinctNames,
@@ -157,10 +167,43 @@ public record ComparisonSettings(
                 contendedClients,
                 contendedDuration,
                 handoffRounds,
+                handoffMaxDuration,
                 w,
                 holdBeforeRelease,
                 distinctNames,
                 renewalHold,
+                renewalLocks);
+    }
+
+    public ComparisonSettings withHandoffMaxDuration(Duration d) {
+        return new ComparisonSettings(
+                scenarios,
+                warmup,
+                iterations,
+                contendedClients,
+                contendedDuration,
+                handoffRounds,
+                d,
+                manyWaiters,
+                holdBeforeRelease,
+                distinctNames,
+                renewalHold,
+                renewalLocks);
+    }
+
+    public ComparisonSettings withRenewalHold(Duration d) {
+        return new ComparisonSettings(
+                scenarios,
+                warmup,
+                iterations,
+                contendedClients,
+                contendedDuration,
+                handoffRounds,
+                handoffMaxDuration,
+                manyWaiters,
+                holdBeforeRelease,
+                distinctNames,
+                d,
                 renewalLocks);
     }
 }
