@@ -35,7 +35,7 @@ final class MemBackend implements Backend {
                                 .server(s)
                                 .options(options)
                                 .build()))
-                .withFloor(s::requests, 2)
+                .withFloor(null, 2)
                 .withServerRequests(() -> OptionalLong.of(s.requests()))
                 .withServerVersion("in-JVM")
                 .withCapabilities(MemoryLockProvider.create().capabilities()));

@@ -10,7 +10,8 @@ import redis.clients.jedis.Jedis;
 
 /**
  * Redis: distlock's lock-redis, Redisson's RLock and the hand-rolled SETNX + 1 s sleep lock, all on one
- * redis-server ({@code --save "" --appendonly no}). Requests are counted from INFO commandstats.
+ * redis-server ({@code --save "" --appendonly no}). Round trips are counted from the server's
+ * {@code total_reads_processed}.
  */
 final class RedisBackend extends ServerBackend {
     private RedisServer server;
@@ -29,21 +30,16 @@ final class RedisBackend extends ServerBackend {
         ping = new Jedis(server.host(), server.port());
     }
 
-    /** Total commands served, not counting the INFO calls made to read it. */
+    private long statsReads;
+
+    /**
+     * Requests the server has read from clients ({@code total_reads_processed}), not counting the
+     * reads of this counter itself. On persistent, unpipelined connections one read is one request,
+     * i.e. one round trip; commandstats would also count the commands a Lua script runs inside.
+     */
     private synchronized long commands() {
-        String info = stats.info("commandstats");
-        long total = 0;
-        long infoCalls = 0;
-        for (String line : info.split("\n")) {
-            if (line.startsWith("cmdstat_")) {
-                long calls = Probes.field(line.substring(line.indexOf(':') + 1), "calls");
-                total += calls;
-                if (line.startsWith("cmdstat_info:")) {
-                    infoCalls = calls;
-                }
-            }
-        }
-        return total - infoCalls;
+        long reads = Probes.field(stats.info("stats"), "total_reads_processed");
+        return reads - (++statsReads);
     }
 
     private synchronized void ping() {
