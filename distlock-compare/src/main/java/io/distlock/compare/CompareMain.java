@@ -81,6 +81,8 @@ public final class CompareMain {
                 "  --waiters 50         waiters in the many-waiters hand-off scenario",
                 "  --iterations 2000    uncontended iterations",
                 "  --no-peers           only distlock, no peer libraries",
+                "  --servers MODE       local (default: installed binaries, installed first when root),",
+                "                       docker or auto (Testcontainers for Redis and etcd; see lock-tck/SERVERS.md)",
                 "  --out DIR            output folder (default: results/compare-<timestamp>)");
     }
 
@@ -104,6 +106,13 @@ public final class CompareMain {
                     break;
                 case "--no-peers":
                     peers = false;
+                    break;
+                case "--servers":
+                    String mode = value(args, ++i, a);
+                    if (!List.of("local", "docker", "auto").contains(mode)) {
+                        throw new UsageException("--servers must be local, docker or auto (was '" + mode + "')");
+                    }
+                    System.setProperty("distlock.servers", mode);
                     break;
                 case "--backends":
                     backends = List.of(value(args, ++i, a).split(","));

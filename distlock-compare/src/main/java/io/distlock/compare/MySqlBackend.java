@@ -66,7 +66,8 @@ final class MySqlBackend extends ServerBackend {
             version = "?";
         }
         String uri = "mysql://" + server.user() + ":" + URLEncoder.encode(server.password(), StandardCharsets.UTF_8)
-                + "@" + server.host() + ":" + server.port() + "/" + server.database() + "?createTable=true&poolSize=24"; // one connection per held lock
+                + "@" + server.host() + ":" + server.port() + "/" + server.database()
+                + "?createTable=true&poolSize=24"; // one connection per held lock
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("mysql", uri)
                 .withFloor(this::selectOne, 2)

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Records a lock history from many threads. Thread-safe and cheap (a lock-free queue append).
  *
- * <p>Record {@link #acquired} right after an acquisition returns, {@link #released} right
- * <em>before</em> calling {@link Lease#release()}, and {@link #lost} when the holder learns of a
+ * <p>Record {@link #acquired} right after an acquisition returns, {@link Hold#released} right
+ * <em>before</em> calling {@link Lease#release()}, and {@link Hold#lost} when the holder learns of a
  * loss; then check the history with {@link HistoryChecker}. Those placements make the recorded
  * holding intervals a superset of what the client believed, never a subset, so a correct lock never
  * shows an overlap, and a broken one shows it as soon as two beliefs overlap.
