@@ -81,7 +81,9 @@ class RedlockFaultsIT {
                                 .doesNotContain(nodes.get(1).address())
                                 .doesNotContain(nodes.get(3).address());
                     });
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(budget);
+            // a wait rides out an outage until its budget runs out, then reports the last unavailability
+            // (LockEngine); it must not overrun the budget by more than one round and the scheduling slack
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(budget.plusSeconds(1));
         }
     }
 
