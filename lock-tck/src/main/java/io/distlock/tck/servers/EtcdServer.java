@@ -16,11 +16,10 @@ import java.util.Base64;
  * }
  * }</pre>
  */
-public final class EtcdServer implements TestServer {
-    private final TestServer delegate;
+public final class EtcdServer extends DelegatingTestServer {
 
     private EtcdServer(TestServer delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Starts a member and waits until {@code /health} reports true. */
@@ -60,55 +59,5 @@ public final class EtcdServer implements TestServer {
 
     static String b64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String host() {
-        return delegate.host();
-    }
-
-    @Override
-    public int port() {
-        return delegate.port();
-    }
-
-    @Override
-    public long pid() {
-        return delegate.pid();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return delegate.isRunning();
-    }
-
-    @Override
-    public void kill() {
-        delegate.kill();
-    }
-
-    @Override
-    public void pause() {
-        delegate.pause();
-    }
-
-    @Override
-    public void resume() {
-        delegate.resume();
-    }
-
-    @Override
-    public void restart(boolean keepData) {
-        delegate.restart(keepData);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return delegate.toString();
     }
 }

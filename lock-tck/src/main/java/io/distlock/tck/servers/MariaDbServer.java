@@ -25,7 +25,7 @@ import java.util.Map;
  *
  * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off.
  */
-public final class MariaDbServer implements TestServer {
+public final class MariaDbServer extends DelegatingTestServer {
     /** The test database. */
     public static final String DATABASE = "distlock_test";
     /** The TCP user, with all privileges on {@link #DATABASE}. */
@@ -33,10 +33,8 @@ public final class MariaDbServer implements TestServer {
 
     private static final String PASSWORD = "distlock-test-pw";
 
-    private final ServerProcess delegate;
-
     private MariaDbServer(ServerProcess delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Starts a test-speed server. */
@@ -146,55 +144,5 @@ public final class MariaDbServer implements TestServer {
     /** A new connection as {@link #user()}. */
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
-    }
-
-    @Override
-    public String host() {
-        return delegate.host();
-    }
-
-    @Override
-    public int port() {
-        return delegate.port();
-    }
-
-    @Override
-    public long pid() {
-        return delegate.pid();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return delegate.isRunning();
-    }
-
-    @Override
-    public void kill() {
-        delegate.kill();
-    }
-
-    @Override
-    public void pause() {
-        delegate.pause();
-    }
-
-    @Override
-    public void resume() {
-        delegate.resume();
-    }
-
-    @Override
-    public void restart(boolean keepData) {
-        delegate.restart(keepData);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return delegate.toString();
     }
 }

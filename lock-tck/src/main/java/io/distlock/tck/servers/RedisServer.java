@@ -25,11 +25,10 @@ import java.util.Objects;
  * In docker mode ({@link ServerMode}) a plain server (no extra arguments) runs in a container of
  * image {@code distlock.image.redis} with host networking.
  */
-public final class RedisServer implements TestServer {
-    private final TestServer delegate;
+public final class RedisServer extends DelegatingTestServer {
 
     private RedisServer(TestServer delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Starts a test-speed server. */
@@ -134,55 +133,5 @@ public final class RedisServer implements TestServer {
      */
     public String call(String... command) throws IOException {
         return Probes.redisString(host(), port(), command);
-    }
-
-    @Override
-    public String host() {
-        return delegate.host();
-    }
-
-    @Override
-    public int port() {
-        return delegate.port();
-    }
-
-    @Override
-    public long pid() {
-        return delegate.pid();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return delegate.isRunning();
-    }
-
-    @Override
-    public void kill() {
-        delegate.kill();
-    }
-
-    @Override
-    public void pause() {
-        delegate.pause();
-    }
-
-    @Override
-    public void resume() {
-        delegate.resume();
-    }
-
-    @Override
-    public void restart(boolean keepData) {
-        delegate.restart(keepData);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return delegate.toString();
     }
 }

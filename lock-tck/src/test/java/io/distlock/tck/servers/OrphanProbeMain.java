@@ -6,7 +6,7 @@ public final class OrphanProbeMain {
 
     public static void main(String[] args) throws Exception {
         RedisServer redis = RedisServer.start();
-        ServerProcess p = (ServerProcess) delegate(redis);
+        ServerProcess p = (ServerProcess) redis.delegate;
         System.out.println("STARTED " + redis.pid() + " " + p.dir());
         System.out.flush();
         // wait until killed (or stdin closes)
@@ -14,11 +14,5 @@ public final class OrphanProbeMain {
             // ignore input
         }
         redis.close();
-    }
-
-    private static Object delegate(RedisServer redis) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = RedisServer.class.getDeclaredField("delegate");
-        f.setAccessible(true);
-        return f.get(redis);
     }
 }
