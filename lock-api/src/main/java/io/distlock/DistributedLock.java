@@ -35,6 +35,14 @@ public interface DistributedLock {
     String name();
 
     /**
+     * The backend this lock belongs to (as {@link LockProvider#backend()}), for messages; {@code
+     * null} if the implementation does not say.
+     */
+    default String backend() {
+        return null;
+    }
+
+    /**
      * One attempt that never waits.
      *
      * @return the lease if acquired; empty if another client holds the lock
@@ -77,7 +85,7 @@ public interface DistributedLock {
     default <T, X extends Exception> T withLock(Duration maxWait, LockedAction<T, X> action)
             throws InterruptedException, X {
         java.util.Objects.requireNonNull(action, "action must not be null");
-        Lease lease = tryAcquire(maxWait).orElseThrow(() -> new LockTimeoutException(name(), null, maxWait));
+        Lease lease = tryAcquire(maxWait).orElseThrow(() -> new LockTimeoutException(name(), backend(), maxWait));
         T result;
         try {
             result = action.run(lease);
@@ -91,7 +99,7 @@ public interface DistributedLock {
         }
         boolean stillHeld = lease.release();
         if (!stillHeld) {
-            throw new LeaseLostException("lease was lost while the action ran", name(), null);
+            throw new LeaseLostException("lease was lost while the action ran", name(), backend());
         }
         return result;
     }

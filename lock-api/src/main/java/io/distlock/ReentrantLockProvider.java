@@ -83,6 +83,11 @@ public final class ReentrantLockProvider implements LockProvider {
             return inner.name();
         }
 
+        @Override
+        public String backend() {
+            return inner.backend();
+        }
+
         private Optional<Lease> reenter() {
             HoldKey key = new HoldKey(inner.name(), Thread.currentThread());
             Hold hold = holds.get(key);

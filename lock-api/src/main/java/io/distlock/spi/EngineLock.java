@@ -52,28 +52,9 @@ final class EngineLock implements DistributedLock {
                 .orElseThrow(() -> new IllegalStateException("unbounded wait ended without the lock"));
     }
 
-    /** As the default, but exceptions name the backend too. */
     @Override
-    public <T, X extends Exception> T withLock(Duration maxWait, io.distlock.LockedAction<T, X> action)
-            throws InterruptedException, X {
-        Objects.requireNonNull(action, "action must not be null");
-        Lease lease = tryAcquire(maxWait)
-                .orElseThrow(() -> new io.distlock.LockTimeoutException(name, engine.backend(), maxWait));
-        T result;
-        try {
-            result = action.run(lease);
-        } catch (Throwable t) {
-            try {
-                lease.release();
-            } catch (RuntimeException e) {
-                t.addSuppressed(e);
-            }
-            throw t;
-        }
-        if (!lease.release()) {
-            throw new io.distlock.LeaseLostException("lease was lost while the action ran", name, engine.backend());
-        }
-        return result;
+    public String backend() {
+        return engine.backend();
     }
 
     /** Validates a wait; {@code Long.MAX_VALUE} stands for "no limit". */
