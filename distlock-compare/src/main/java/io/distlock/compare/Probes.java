@@ -70,4 +70,14 @@ final class Probes {
         }
         throw new IllegalStateException("no '" + key + "' in server statistics");
     }
+
+    /** {@code redis_version} from an {@code INFO server} reply. */
+    static String redisVersion(String infoServer) {
+        return infoServer
+                .lines()
+                .filter(l -> l.startsWith("redis_version:"))
+                .findFirst()
+                .map(l -> l.substring("redis_version:".length()).trim())
+                .orElse("?");
+    }
 }

@@ -48,13 +48,7 @@ final class RedisBackend extends ServerBackend {
 
     @Override
     public List<ComparisonTarget> targets(boolean peers) {
-        String version = stats.info("server")
-                .lines()
-                .filter(l -> l.startsWith("redis_version:"))
-                .findFirst()
-                .orElse("redis_version:?")
-                .substring("redis_version:".length())
-                .trim();
+        String version = Probes.redisVersion(stats.info("server"));
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("redis", server.uri() + "?leaseTime=10s")
                 .withFloor(this::ping, 2)

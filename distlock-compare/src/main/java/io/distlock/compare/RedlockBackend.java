@@ -71,14 +71,7 @@ final class RedlockBackend extends ServerBackend {
     public List<ComparisonTarget> targets(boolean peers) {
         List<String> hostPorts = new ArrayList<>();
         servers.servers().forEach(s -> hostPorts.add(s.host() + ":" + s.port()));
-        String version = stats.get(0)
-                .info("server")
-                .lines()
-                .filter(l -> l.startsWith("redis_version:"))
-                .findFirst()
-                .orElse("redis_version:?")
-                .substring("redis_version:".length())
-                .trim();
+        String version = Probes.redisVersion(stats.get(0).info("server"));
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("redlock", "redlock://" + String.join(",", hostPorts) + "?leaseTime=10s")
                 .withFloor(this::parallelPing, 3)

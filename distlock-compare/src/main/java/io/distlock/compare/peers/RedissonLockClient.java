@@ -17,15 +17,7 @@ public final class RedissonLockClient implements LockClient {
     private final RedissonClient redisson;
 
     public RedissonLockClient(String host, int port) {
-        Config config = new Config();
-        config.setNettyThreads(2);
-        config.useSingleServer()
-                .setAddress("redis://" + host + ":" + port)
-                .setConnectionMinimumIdleSize(1)
-                .setConnectionPoolSize(2)
-                .setSubscriptionConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionPoolSize(1);
-        this.redisson = Redisson.create(config);
+        this.redisson = Redisson.create(smallConfig(host + ":" + port));
     }
 
     @Override
@@ -38,5 +30,18 @@ public final class RedissonLockClient implements LockClient {
     @Override
     public void close() {
         redisson.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** One node, two netty threads and tiny pools, so that many clients fit on one machine. */
+    static Config smallConfig(String hostPort) {
+        Config config = new Config();
+        config.setNettyThreads(2);
+        config.useSingleServer()
+                .setAddress("redis://" + hostPort)
+                .setConnectionMinimumIdleSize(1)
+                .setConnectionPoolSize(2)
+                .setSubscriptionConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionPoolSize(1);
+        return config;
     }
 }

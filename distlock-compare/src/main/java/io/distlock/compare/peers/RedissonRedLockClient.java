@@ -10,7 +10,6 @@ import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Peer: Redisson's {@code RedissonRedLock} (deprecated by Redisson, it locks the nodes one after
@@ -22,15 +21,7 @@ public final class RedissonRedLockClient implements LockClient {
 
     public RedissonRedLockClient(List<String> hostPorts) {
         for (String hp : hostPorts) {
-            Config config = new Config();
-            config.setNettyThreads(2);
-            config.useSingleServer()
-                    .setAddress("redis://" + hp)
-                    .setConnectionMinimumIdleSize(1)
-                    .setConnectionPoolSize(2)
-                    .setSubscriptionConnectionMinimumIdleSize(1)
-                    .setSubscriptionConnectionPoolSize(1);
-            nodes.add(Redisson.create(config));
+            nodes.add(Redisson.create(RedissonLockClient.smallConfig(hp)));
         }
     }
 
