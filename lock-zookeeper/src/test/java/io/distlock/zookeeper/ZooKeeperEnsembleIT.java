@@ -142,8 +142,11 @@ class ZooKeeperEnsembleIT {
                         long at = System.nanoTime();
                         assertThat(l.isValid()).isTrue();
                         long token = l.fencingToken().getAsLong();
+                        // the hold ends when release is called: the next holder may be granted the lock
+                        // before this release's reply reaches us
+                        long releasing = System.nanoTime();
                         boolean released = l.release();
-                        return new long[] {token, at, System.nanoTime(), released ? 1 : 0};
+                        return new long[] {token, at, releasing, released ? 1 : 0};
                     } catch (InterruptedException e) {
                         throw new IllegalStateException(e);
                     }
@@ -163,8 +166,9 @@ class ZooKeeperEnsembleIT {
                 assertThat(held.isValid()).isTrue();
                 assertThat(waiters).noneMatch(CompletableFuture::isDone);
                 long token = held.fencingToken().getAsLong();
+                long releasing = System.nanoTime();
                 assertThat(held.release()).isTrue();
-                history.add(new long[] {token, heldAt, System.nanoTime(), 1});
+                history.add(new long[] {token, heldAt, releasing, 1});
                 for (CompletableFuture<long[]> f : waiters) {
                     history.add(f.get(30, TimeUnit.SECONDS));
                 }
