@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisSentinelSetup;
 import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +22,12 @@ import redis.clients.jedis.Jedis;
  * behind a proxy that can delay it. The replica only misses what the proxy held when the master died.
  */
 class RedisSentinelFailoverIT {
-    private static final String MASTER = "distlock-master";
+    private static final String MASTER = RedisSentinelSetup.MASTER_NAME;
     private static final String NAME = "sentinel-failover/job";
     private RedisServer master;
     private RedisServer replica;
     private TcpProxy link;
-    private final List<LocalSentinel> sentinels = new ArrayList<>();
+    private final List<TestServer> sentinels = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -40,10 +42,10 @@ class RedisSentinelFailoverIT {
                     .until(() -> m.info("replication").contains("state=online") && m.waitReplicas(1, 100) == 1);
         }
         for (int i = 0; i < 3; i++) {
-            sentinels.add(LocalSentinel.start(MASTER, master.port()));
+            sentinels.add(RedisSentinelSetup.startSentinel(master.port()));
         }
-        for (LocalSentinel s : sentinels) {
-            try (Jedis j = s.admin()) {
+        for (TestServer s : sentinels) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
                 await("sentinel sees the replica and the other sentinels")
                         .atMost(Duration.ofSeconds(15))
                         .until(() -> {
@@ -56,7 +58,7 @@ class RedisSentinelFailoverIT {
 
     @AfterEach
     void stop() {
-        sentinels.forEach(LocalSentinel::close);
+        sentinels.forEach(TestServer::close);
         link.close();
         replica.close();
         master.close();
@@ -64,9 +66,7 @@ class RedisSentinelFailoverIT {
 
     private RedisLockProvider client(int requiredReplicas) {
         return RedisLockProvider.builder()
-                .sentinel(
-                        MASTER,
-                        sentinels.stream().map(s -> s.host() + ":" + s.port()).toList())
+                .sentinel(MASTER, sentinels.stream().map(TestServer::address).toList())
                 .options(RedisLockOptions.builder()
                         .leaseTime(Duration.ofSeconds(30))
                         .requiredReplicas(requiredReplicas)

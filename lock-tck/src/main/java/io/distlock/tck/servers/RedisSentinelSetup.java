@@ -87,6 +87,16 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }
     }
 
+    /**
+     * One supervised sentinel watching the master at {@code 127.0.0.1:masterPort} under {@link
+     * #MASTER_NAME} (quorum 2, {@code down-after-milliseconds} 1000, {@code failover-timeout} 5000),
+     * for tests that build their own master and replica — for example with the replication link
+     * behind a {@code TcpProxy}. Start three for a quorum; they find each other through the master.
+     */
+    public static TestServer startSentinel(int masterPort) {
+        return sentinel(Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel"), masterPort);
+    }
+
     private static TestServer sentinel(Path binary, int masterPort) {
         return ServerProcess.startWithRetry(() -> new ServerProcess(
                 "redis-sentinel",
