@@ -134,28 +134,61 @@ public final class Comparison {
         return new Measurement(target.name(), Scenario.FLOOR, v, samples(nanos), null);
     }
 
+    /** Uncontended operations and floor probes alternate in blocks of this many. */
+    private static final int INTERLEAVE_BLOCK = 50;
+
+    /**
+     * Acquire+release of a free lock. When the target has a floor probe, blocks of operations
+     * alternate with blocks of raw round trips, so that the "× floor" ratio compares figures taken
+     * under the same machine load ({@code floor_p50_us}); server requests are counted around the
+     * operation blocks only.
+     */
     private Measurement uncontended(ComparisonTarget target) throws InterruptedException {
         String name = lockName(target, "uncontended");
+        Optional<Runnable> probe = target.floorProbe();
         try (LockClient client = target.clients().get()) {
             for (int i = 0; i < settings.warmup(); i++) {
                 client.acquire(name, Duration.ZERO).orElseThrow().release();
+                probe.ifPresent(Runnable::run);
             }
             long[] nanos = new long[settings.iterations()];
-            OptionalLong before = target.requestsNow();
-            for (int i = 0; i < nanos.length; i++) {
-                long t0 = System.nanoTime();
-                LockClient.Hold h = client.acquire(name, Duration.ZERO)
-                        .orElseThrow(() -> new IllegalStateException("uncontended lock was not free"));
-                h.release();
-                nanos[i] = System.nanoTime() - t0;
+            long[] floorNanos = new long[probe.isPresent() ? settings.iterations() : 0];
+            long requests = 0;
+            boolean counted = true;
+            for (int from = 0; from < nanos.length; from += INTERLEAVE_BLOCK) {
+                int to = Math.min(nanos.length, from + INTERLEAVE_BLOCK);
+                OptionalLong before = target.requestsNow();
+                for (int i = from; i < to; i++) {
+                    long t0 = System.nanoTime();
+                    LockClient.Hold h = client.acquire(name, Duration.ZERO)
+                            .orElseThrow(() -> new IllegalStateException("uncontended lock was not free"));
+                    h.release();
+                    nanos[i] = System.nanoTime() - t0;
+                }
+                OptionalLong after = target.requestsNow();
+                if (before.isPresent() && after.isPresent()) {
+                    requests += after.getAsLong() - before.getAsLong();
+                } else {
+                    counted = false;
+                }
+                if (probe.isPresent()) {
+                    Runnable p = probe.get();
+                    for (int i = from; i < to; i++) {
+                        long t0 = System.nanoTime();
+                        p.run();
+                        floorNanos[i] = System.nanoTime() - t0;
+                    }
+                }
             }
-            OptionalLong after = target.requestsNow();
             Map<String, Double> v = latencies(nanos);
-            if (before.isPresent() && after.isPresent()) {
-                v.put("round_trips_per_op", (after.getAsLong() - before.getAsLong()) / (double) nanos.length);
+            if (counted) {
+                v.put("round_trips_per_op", requests / (double) nanos.length);
             }
             if (target.floorRequestsPerOperation() > 0) {
                 v.put("protocol_floor_round_trips", (double) target.floorRequestsPerOperation());
+            }
+            if (floorNanos.length > 0) {
+                v.put("floor_p50_us", latencies(floorNanos).get("p50_us"));
             }
             return new Measurement(target.name(), Scenario.UNCONTENDED, v, samples(nanos), null);
         }

@@ -181,7 +181,7 @@ final class ReportWriter {
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ComparisonTarget t : r.targets()) {
             String n = t.name();
-            OptionalDouble floor = r.valueIfPresent(n, Scenario.FLOOR, "p50_us");
+            OptionalDouble floor = floorP50(r, n);
             OptionalDouble p50 = r.valueIfPresent(n, Scenario.UNCONTENDED, "p50_us");
             String ratio = "–";
             if (floor.isPresent() && p50.isPresent() && t.floorRequestsPerOperation() > 0) {
@@ -264,7 +264,7 @@ final class ReportWriter {
         sb.append(chart(
                 "chart-uncontended",
                 "Uncontended acquire+release latency (µs): p50, p90, p99",
-                grouped(r, Scenario.UNCONTENDED, new String[] {"p50_us", "p90_us", "p99_us"})));
+                groupedChart(r, Scenario.UNCONTENDED, new String[] {"p50_us", "p90_us", "p99_us"})));
         sb.append(chart(
                 "chart-floor",
                 "Acquire+release p50 against the round-trip floor (µs): measured vs floor × round trips the protocol needs",
@@ -275,9 +275,12 @@ final class ReportWriter {
                 roundTrips(r)));
         sb.append(chart(
                 "chart-throughput",
-                "Contended throughput (acquisitions/s, K clients on one lock)",
-                grouped(r, Scenario.CONTENDED, new String[] {"ops_per_s"})));
-        sb.append(chart("chart-handoff", "Hand-off latency p50 (µs) with 1 waiter and with many waiters", handoff(r)));
+                "Contended throughput (acquisitions/s, K clients on one lock; log scale)",
+                barChart(grouped(r, Scenario.CONTENDED, new String[] {"ops_per_s"}), List.of("ops_per_s"), true)));
+        sb.append(chart(
+                "chart-handoff",
+                "Hand-off latency p50 (µs) with 1 waiter and with many waiters (log scale)",
+                handoff(r)));
         sb.append(
                 chart("chart-distribution", "Uncontended latency distribution (µs, percentile on x)", distribution(r)));
         sb.append(guaranteeMatrix(r));
@@ -316,7 +319,11 @@ final class ReportWriter {
 
     private record Bar(String label, String series, double value) {}
 
-    private static String grouped(ComparisonResult r, Scenario s, String[] metrics) {
+    private static String groupedChart(ComparisonResult r, Scenario s, String[] metrics) {
+        return barChart(grouped(r, s, metrics), List.of(metrics));
+    }
+
+    private static List<Bar> grouped(ComparisonResult r, Scenario s, String[] metrics) {
         List<Bar> bars = new ArrayList<>();
         for (ComparisonTarget t : r.targets()) {
             for (String m : metrics) {
@@ -326,14 +333,23 @@ final class ReportWriter {
                 }
             }
         }
-        return barChart(bars, List.of(metrics));
+        return bars;
+    }
+
+    /**
+     * The floor a target's latency is compared with: the raw round trips interleaved with its
+     * uncontended run (same load), else the separate raw round-trip scenario.
+     */
+    static OptionalDouble floorP50(ComparisonResult r, String target) {
+        OptionalDouble interleaved = r.valueIfPresent(target, Scenario.UNCONTENDED, "floor_p50_us");
+        return interleaved.isPresent() ? interleaved : r.valueIfPresent(target, Scenario.FLOOR, "p50_us");
     }
 
     private static String floorBars(ComparisonResult r) {
         List<Bar> bars = new ArrayList<>();
         for (ComparisonTarget t : r.targets()) {
             OptionalDouble p50 = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "p50_us");
-            OptionalDouble floor = r.valueIfPresent(t.name(), Scenario.FLOOR, "p50_us");
+            OptionalDouble floor = floorP50(r, t.name());
             p50.ifPresent(v -> bars.add(new Bar(label(t), "measured p50", v)));
             if (floor.isPresent() && t.floorRequestsPerOperation() > 0) {
                 bars.add(new Bar(label(t), "floor", floor.getAsDouble() * t.floorRequestsPerOperation()));
@@ -363,7 +379,7 @@ final class ReportWriter {
                     .ifPresent(
                             v -> bars.add(new Bar(label(t), (int) r.settings().manyWaiters() + " waiters", v)));
         }
-        return barChart(bars, List.of("1 waiter", r.settings().manyWaiters() + " waiters"));
+        return barChart(bars, List.of("1 waiter", r.settings().manyWaiters() + " waiters"), true);
     }
 
     private static String label(ComparisonTarget t) {
@@ -371,6 +387,15 @@ final class ReportWriter {
     }
 
     private static String barChart(List<Bar> bars, List<String> series) {
+        return barChart(bars, series, false);
+    }
+
+    /**
+     * Horizontal grouped bars. With {@code log}, bar length is logarithmic from a tenth of the
+     * smallest positive value up to the largest, for figures that span orders of magnitude (a 1 s
+     * sleep-and-retry hand-off next to a 0.3 ms notified one); the printed values stay linear.
+     */
+    private static String barChart(List<Bar> bars, List<String> series, boolean log) {
         List<String> labels = new ArrayList<>();
         for (Bar b : bars) {
             if (!labels.contains(b.label())) {
@@ -385,6 +410,8 @@ final class ReportWriter {
         if (max <= 0) {
             max = 1;
         }
+        double base =
+                bars.stream().mapToDouble(Bar::value).filter(v -> v > 0).min().orElse(1) / 10;
         StringBuilder sb = new StringBuilder();
         sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart-svg\" width=\"")
                 .append(width)
@@ -408,7 +435,10 @@ final class ReportWriter {
                     continue;
                 }
                 int si = Math.max(0, series.indexOf(b.series()));
-                double w = (width - left - 120) * b.value() / max;
+                double fraction = !log
+                        ? b.value() / max
+                        : b.value() <= base ? 0 : Math.log(b.value() / base) / Math.log(max / base);
+                double w = (width - left - 120) * fraction;
                 int y = y0 + si * 16;
                 sb.append("<rect class=\"bar\" x=\"")
                         .append(left)
