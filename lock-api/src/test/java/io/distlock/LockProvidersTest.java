@@ -86,4 +86,22 @@ class LockProvidersTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("customizer must not return null");
     }
+
+    @Test
+    void factoryWithoutCustomizerSupport_defaultMethod_namesTheFactory() {
+        io.distlock.spi.LockProviderFactory plain = new io.distlock.spi.LockProviderFactory() {
+            @Override
+            public java.util.Set<String> schemes() {
+                return java.util.Set.of("plain");
+            }
+
+            @Override
+            public LockProvider open(URI uri) {
+                throw new AssertionError("not called");
+            }
+        };
+        assertThatThrownBy(() -> plain.open(URI.create("plain://x"), o -> o))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("does not accept a LockOptions customizer");
+    }
 }

@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+@SuppressWarnings("try") // leases held by try-with-resources without being read
 class DistlockAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()

@@ -49,6 +49,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * ordered with latches and the lock observer, not with sleeps. Each case runs with {@code mem://}
  * and with a real Redis, switched by {@code distlock.url} alone.
  */
+@SuppressWarnings("try") // leases held by try-with-resources without being read
 class LockedTransactionIT {
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(20);
 
