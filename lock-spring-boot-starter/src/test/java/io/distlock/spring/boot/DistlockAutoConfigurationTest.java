@@ -290,6 +290,31 @@ class DistlockAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void locked_leaseExpiresWhileMethodRuns_throwsLeaseLost() {
+        runner.withPropertyValues(
+                        "distlock.url=mem://autoconfig-lost", "distlock.lease-time=200ms", "distlock.auto-renew=false")
+                .withBean(Jobs.class)
+                .run(ctx -> {
+                    LockProvider provider = ctx.getBean(LockProvider.class);
+                    assertThatThrownBy(() -> ctx.getBean(Jobs.class).outlive(provider))
+                            .isInstanceOf(io.distlock.LeaseLostException.class)
+                            .hasMessageContaining("Jobs.outlive(..) ran")
+                            .hasMessageContaining("short-lease");
+                });
+    }
+
+    @Test
+    void locked_badMaxWait_failsNamingTheMethodAndRule() {
+        runner.withPropertyValues("distlock.url=mem://autoconfig-badwait")
+                .withBean(Jobs.class)
+                .run(ctx -> assertThatThrownBy(() -> ctx.getBean(Jobs.class).badWait())
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("@Locked(maxWait = \"soon\") on ")
+                        .hasMessageContaining("Jobs.badWait(..)")
+                        .hasMessageContaining("must be a duration"));
+    }
+
     @Configuration(proxyBeanMethods = false)
     @org.springframework.transaction.annotation.EnableTransactionManagement
     static class TxConfig {
@@ -344,6 +369,26 @@ class DistlockAutoConfigurationTest {
             assertThat(provider.lock("order-" + orderId).tryAcquire()).isEmpty();
             return "order-" + orderId;
         }
+
+        /** Returns once another client could take the lock: its lease expired while this ran. */
+        @Locked(name = "short-lease")
+        public void outlive(LockProvider provider) {
+            try (MemoryLockProvider other = MemoryLockProvider.builder()
+                    .server(io.distlock.memory.MemoryLockServer.named("autoconfig-lost"))
+                    .build()) {
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> other.lock("short-lease")
+                                .tryAcquire()
+                                .map(l -> {
+                                    l.release();
+                                    return true;
+                                })
+                                .orElse(false));
+            }
+        }
+
+        @Locked(name = "bad", maxWait = "soon")
+        public void badWait() {}
 
         @Locked(name = "'order-' + #p0", maxWait = "200ms")
         public void orderWithWait(long orderId) {
