@@ -30,7 +30,7 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 /**
  * Applies {@link io.distlock.spring.Locked @Locked} to beans: registers {@link LockedAdvisor} (an
  * infrastructure advisor with order {@code distlock.locked.order}) and an auto-proxy creator if
- * none exists yet (class-based proxies, as Spring Boot's default). When spring-tx is present it
+ * none exists yet. When spring-tx is present it
  * checks at start-up that every transaction advisor is ordered after (inside) the lock, and fails
  * the start-up otherwise: a lock released before the commit does not protect a read-modify-write.
  */
@@ -95,8 +95,8 @@ public class DistlockLockedAutoConfiguration {
     static class ProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {
         @Override
         public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            // proxy-target-class is left to the application (Spring Boot's spring.aop.proxy-target-class)
             AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
-            AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
         }
     }
 }
