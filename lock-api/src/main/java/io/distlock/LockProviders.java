@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens a provider from a URI, so a deployment picks its backend with one setting and no code
@@ -50,6 +51,29 @@ public final class LockProviders {
 
     /** Opens a provider for {@code uri}; see {@link #open(String)}. */
     public static LockProvider open(URI uri) {
+        return factory(uri).open(uri);
+    }
+
+    /**
+     * Opens a provider for {@code uri} whose {@link LockOptions} (as the URI's parameters describe
+     * them) are passed through {@code customizer}: the way to add what a URI cannot carry, such as a
+     * {@link LockObserver} for metrics or a {@link Ticker}. The customizer runs once, before the
+     * provider is built, and may override the URI's lease settings.
+     *
+     * <pre>{@code
+     * LockProvider provider = LockProviders.open(
+     *         URI.create("redis://127.0.0.1:6379?leaseTime=10s"), o -> o.mutate().observer(observer).build());
+     * }</pre>
+     *
+     * @throws LockConfigurationException as {@link #open(String)}, or if the backend's factory does
+     *     not accept a customizer
+     */
+    public static LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
+        Objects.requireNonNull(customizer, "customizer must not be null");
+        return factory(uri).open(uri, customizer);
+    }
+
+    private static LockProviderFactory factory(URI uri) {
         Objects.requireNonNull(uri, "uri must not be null");
         Map<String, LockProviderFactory> factories = factories();
         String scheme = uri.getScheme();
@@ -67,7 +91,7 @@ public final class LockProviders {
                             + " (add the backend's module, for example io.distlock:lock-redis)",
                     null);
         }
-        return factory.open(uri);
+        return factory;
     }
 
     /** The schemes available on the class path, with the factory class that handles each. */

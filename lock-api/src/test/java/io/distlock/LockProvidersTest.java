@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.memory.MemoryLockProvider;
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class LockProvidersTest {
@@ -55,5 +59,49 @@ class LockProvidersTest {
     @Test
     void availableSchemes_includesMem() {
         assertThat(LockProviders.availableSchemes()).containsKey("mem");
+    }
+
+    @Test
+    void open_withCustomizer_addsObserverAndKeepsUriLeaseTime() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        LockObserver observer = new LockObserver() {
+            @Override
+            public void acquired(String backend, String lockName, Duration waited, OptionalLong token) {
+                events.add("acquired " + lockName);
+            }
+        };
+        try (LockProvider p = LockProviders.open(
+                URI.create("mem://providers-customizer?leaseTime=2s"),
+                o -> o.mutate().observer(observer).build())) {
+            try (Lease lease = p.lock("y").acquire()) {
+                assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+            }
+        }
+        assertThat(events).containsExactly("acquired y");
+    }
+
+    @Test
+    void open_customizerReturnsNull_namesTheRule() {
+        assertThatThrownBy(() -> LockProviders.open(URI.create("mem://x"), o -> null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("customizer must not return null");
+    }
+
+    @Test
+    void factoryWithoutCustomizerSupport_defaultMethod_namesTheFactory() {
+        io.distlock.spi.LockProviderFactory plain = new io.distlock.spi.LockProviderFactory() {
+            @Override
+            public java.util.Set<String> schemes() {
+                return java.util.Set.of("plain");
+            }
+
+            @Override
+            public LockProvider open(URI uri) {
+                throw new AssertionError("not called");
+            }
+        };
+        assertThatThrownBy(() -> plain.open(URI.create("plain://x"), o -> o))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("does not accept a LockOptions customizer");
     }
 }

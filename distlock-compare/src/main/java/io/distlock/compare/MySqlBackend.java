@@ -1,5 +1,6 @@
 package io.distlock.compare;
 
+import io.distlock.compare.peers.JdbcLockRegistryClient;
 import io.distlock.tck.compare.ComparisonTarget;
 import io.distlock.tck.servers.MariaDbServer;
 import java.net.URLEncoder;
@@ -13,7 +14,8 @@ import java.util.List;
 
 /**
  * MySQL family: distlock's lock-mysql-skiplocked on MariaDB 10.11 ({@code
- * --innodb-flush-log-at-trx-commit=2 --skip-log-bin}). Requests are counted from the server's
+ * --innodb-flush-log-at-trx-commit=2 --skip-log-bin}), and as a peer Spring Integration's {@code
+ * JdbcLockRegistry} on the same server (its {@code INT_LOCK} table, created from the DDL it ships). Requests are counted from the server's
  * {@code Questions} status (minus the status queries themselves).
  */
 final class MySqlBackend extends ServerBackend {
@@ -73,6 +75,24 @@ final class MySqlBackend extends ServerBackend {
                 .withFloor(this::selectOne, 2)
                 .withServerRequests(counter(this::questions))
                 .withServerVersion(version));
+        if (peers) {
+            try {
+                JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password());
+            } catch (SQLException e) {
+                throw unchecked(e);
+            }
+            String jdbcUrl = server.jdbcUrl();
+            String user = server.user();
+            String password = server.password();
+            out.add(ComparisonTarget.of(
+                            "spring-integration JdbcLockRegistry",
+                            "mysql",
+                            () -> new JdbcLockRegistryClient(jdbcUrl, user, password))
+                    .withFloor(this::selectOne, 2)
+                    .withServerRequests(counter(this::questions))
+                    .withServerVersion(version)
+                    .asPeer());
+        }
         return out;
     }
 

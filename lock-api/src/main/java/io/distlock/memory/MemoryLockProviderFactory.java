@@ -6,6 +6,7 @@ import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code mem://name?leaseTime=30s}: a client of the JVM-wide {@link MemoryLockServer} called
@@ -20,8 +21,13 @@ public final class MemoryLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider open(URI uri) {
+        return open(uri, UnaryOperator.identity());
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "mem");
-        LockOptions options = params.lockOptions(LockOptions.defaults());
+        LockOptions options = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
         params.rejectUnknown();
         String name = uri.getAuthority();
         if (name == null || name.isEmpty()) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens {@code etcd://[user:password@]host1:2379,host2:2379[/prefix/]?param=value} through {@link
@@ -28,11 +29,18 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider open(URI uri) {
+        return open(uri, UnaryOperator.identity());
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<io.distlock.LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "etcd");
-        var lockOptions = params.lockOptions(io.distlock.LockOptions.defaults()
-                .mutate()
-                .leaseTime(EtcdLockProvider.DEFAULT_LEASE_TIME)
-                .build());
+        var lockOptions = LockProviderFactory.customize(
+                params.lockOptions(io.distlock.LockOptions.defaults()
+                        .mutate()
+                        .leaseTime(EtcdLockProvider.DEFAULT_LEASE_TIME)
+                        .build()),
+                customizer);
         EtcdLockOptions.Builder b = EtcdLockOptions.builder();
         String authority = uri.getRawAuthority();
         if (authority == null || authority.isEmpty()) {

@@ -1,10 +1,12 @@
 package io.distlock.redis;
 
+import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisUris;
 import io.distlock.spi.LockProviderFactory;
 import java.net.URI;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens {@code redis://}, {@code rediss://}, {@code redis-sentinel://} and {@code redis-cluster://}
@@ -19,10 +21,19 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider open(URI uri) {
+        return open(uri, UnaryOperator.identity());
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         RedisUris.Parsed parsed = RedisUris.parse(uri);
+        RedisLockOptions options = parsed.options()
+                .mutate()
+                .lockOptions(LockProviderFactory.customize(parsed.options().lockOptions(), customizer))
+                .build();
         return RedisLockProvider.builder()
                 .topology(parsed.topology())
-                .options(parsed.options())
+                .options(options)
                 .build();
     }
 }

@@ -1,6 +1,7 @@
 package io.distlock.redlock;
 
 import io.distlock.LockConfigurationException;
+import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens {@code redlock://[[user]:password@]host1:port,host2:port,host3:port[?parameters]} for {@link
@@ -29,6 +31,11 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider open(URI uri) {
+        return open(uri, UnaryOperator.identity());
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "redlock");
         String redacted = UriParameters.redact(uri);
         String authority = uri.getRawAuthority();
@@ -70,7 +77,8 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
             nodes.add(node);
         }
         try {
-            b.lockOptions(params.lockOptions(b.build().lockOptions()));
+            b.lockOptions(
+                    LockProviderFactory.customize(params.lockOptions(b.build().lockOptions()), customizer));
             Duration nodeTimeout = params.duration("nodeTimeout", null);
             if (nodeTimeout != null) {
                 b.nodeTimeout(nodeTimeout);

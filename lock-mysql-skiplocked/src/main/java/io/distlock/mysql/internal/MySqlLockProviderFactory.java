@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Internal (registered through {@link java.util.ServiceLoader}): opens {@code
@@ -26,6 +27,11 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider open(URI uri) {
+        return open(uri, UnaryOperator.identity());
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "mysql");
         String host = uri.getHost();
         if (host == null || host.isEmpty()) {
@@ -45,7 +51,7 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
             user = decode(colon < 0 ? info : info.substring(0, colon));
             password = colon < 0 ? null : decode(info.substring(colon + 1));
         }
-        LockOptions lockOptions = params.lockOptions(LockOptions.defaults());
+        LockOptions lockOptions = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
         MySqlLockOptions.Builder b = MySqlLockOptions.builder().lockOptions(lockOptions);
         try {
             b.table(params.string("table", MySqlLockOptions.DEFAULT_TABLE));

@@ -9,6 +9,7 @@ import io.distlock.zookeeper.ZooKeeperLockProvider;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code zookeeper://host1:2181,host2:2181/chroot?sessionTimeout=10s&connectionTimeout=5s&
@@ -27,6 +28,15 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
     @Override
     public LockProvider open(URI uri) {
         return ZooKeeperLockProvider.builder().options(parse(uri)).build();
+    }
+
+    @Override
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
+        ZooKeeperLockOptions options = parse(uri);
+        options = options.mutate()
+                .lockOptions(LockProviderFactory.customize(options.lockOptions(), customizer))
+                .build();
+        return ZooKeeperLockProvider.builder().options(options).build();
     }
 
     /** The options a URI describes. */
