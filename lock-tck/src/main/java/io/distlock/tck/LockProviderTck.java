@@ -798,6 +798,84 @@ public abstract class LockProviderTck {
         assertThat(held.release()).as("TCK-4.5: holder's release").isTrue();
     }
 
+    /**
+     * TCK-4.6: hostile names, adversarial and random (seeded, reproducible with {@code
+     * -Ddistlock.tck.seed=<seed>}), go through the provider: each name that breaks the lock-name
+     * rule ({@code io.distlock.LockNames}) is rejected by {@code lock()} with an {@link
+     * IllegalArgumentException} or {@link io.distlock.LockConfigurationException} whose message
+     * names the argument ("lock name") and the rule ("must"); each valid name round-trips (acquire,
+     * the lease names it, release). Two different names are never one lock: with every other name
+     * held by clients A and B, a third client C acquires each remaining name, and cannot acquire
+     * any held one.
+     *
+     * <p>The names cover the astral plane, combining marks, right-to-left text and bidi controls,
+     * control characters and NUL, unpaired surrogates, {@code /}, {@code ..}, braces, {@code %}
+     * (including {@code %}-escapes of other names), quotes, SQL and Lua metacharacters, names at and
+     * over the 256-byte limit, and names that differ only in case, Unicode normalisation or
+     * compatibility form.
+     *
+     * <p>If this fails, check that names reach keys, paths and SQL only through {@code
+     * LockNames.encode} or bound parameters (never trimmed, case-folded, normalised or truncated),
+     * that the storage compares keys byte for byte (MySQL: a binary collation) and has room for 3 ×
+     * 256 encoded characters, and that {@code lock()} calls {@code LockNames.validate} first.
+     */
+    @Test
+    @DisplayName("TCK-4.6 hostile names (adversarial and seeded random) are rejected clearly or are distinct locks")
+    void tck_4_6_lock_hostileNames_rejectedOrDistinctLocks() {
+        long seed =
+                Long.getLong("distlock.tck.seed", ThreadLocalRandom.current().nextLong());
+        String rule = "TCK-4.6 (seed " + seed + ", rerun with -Ddistlock.tck.seed=" + seed + ")";
+        LockProvider a = client();
+        LockProvider b = client();
+        LockProvider c = client();
+        List<String> valid = new ArrayList<>();
+        for (String name : HostileNames.generate(seed, 30)) {
+            String broken = HostileNames.ruleBroken(name);
+            if (broken == null) {
+                valid.add(name);
+                continue;
+            }
+            assertThatThrownBy(() -> a.lock(name))
+                    .as("%s: lock(%s) breaks the rule (%s) and must be rejected", rule, printable(name), broken)
+                    .isInstanceOfAny(IllegalArgumentException.class, io.distlock.LockConfigurationException.class)
+                    .hasMessageContaining("lock name")
+                    .hasMessageContaining("must");
+        }
+        List<String> held = new ArrayList<>();
+        List<String> free = new ArrayList<>();
+        for (int i = 0; i < valid.size(); i++) {
+            (i % 2 == 0 ? held : free).add(valid.get(i));
+        }
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < held.size(); i++) {
+            String name = held.get(i);
+            Lease lease = present(
+                    (i % 2 == 0 ? a : b).lock(name).tryAcquire(),
+                    rule + ": tryAcquire(" + printable(name) + ") while " + i
+                            + " other hostile names are held: it collides with one of them");
+            assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
+            leases.add(lease);
+        }
+        for (String name : free) {
+            Lease lease = present(
+                    c.lock(name).tryAcquire(),
+                    rule + ": a third client's tryAcquire(" + printable(name)
+                            + ") of a name nobody holds: it collides with a held name");
+            assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
+            leases.add(lease);
+        }
+        for (String name : held) {
+            assertThat(c.lock(name).tryAcquire())
+                    .as("%s: a third client acquired held lock %s", rule, printable(name))
+                    .isEmpty();
+        }
+        for (Lease lease : leases) {
+            assertThat(lease.release())
+                    .as("%s: release of %s", rule, printable(lease.lockName()))
+                    .isTrue();
+        }
+    }
+
     // ------------------------------------------------------------------------------------------
     // 5. Mutual exclusion under concurrency
     // ------------------------------------------------------------------------------------------
