@@ -804,9 +804,11 @@ public abstract class LockProviderTck {
      * rule ({@code io.distlock.LockNames}) is rejected by {@code lock()} with an {@link
      * IllegalArgumentException} or {@link io.distlock.LockConfigurationException} whose message
      * names the argument ("lock name") and the rule ("must"); each valid name round-trips (acquire,
-     * the lease names it, release). Two different names are never one lock: with every other name
-     * held by clients A and B, a third client C acquires each remaining name, and cannot acquire
-     * any held one.
+     * the lease names it, release). Two different names are never one lock: the valid names are
+     * split in two halves; in turn, each half is held at once (by holder clients, at most 8 names
+     * each, since some backends keep a connection per held lock), while another client acquires
+     * and releases each name of the other half and cannot acquire any held one. Every pair of
+     * names is thus checked: held together, or one held while the other is acquired.
      *
      * <p>The names cover the astral plane, combining marks, right-to-left text and bidi controls,
      * control characters and NUL, unpaired surrogates, {@code /}, {@code ..}, braces, {@code %}
@@ -841,16 +843,35 @@ public abstract class LockProviderTck {
                     .hasMessageContaining("lock name")
                     .hasMessageContaining("must");
         }
-        List<String> held = new ArrayList<>();
-        List<String> free = new ArrayList<>();
+        List<String> even = new ArrayList<>();
+        List<String> odd = new ArrayList<>();
         for (int i = 0; i < valid.size(); i++) {
-            (i % 2 == 0 ? held : free).add(valid.get(i));
+            (i % 2 == 0 ? even : odd).add(valid.get(i));
+        }
+        // Two phases with the roles swapped: one half held (by holder clients, at most
+        // HOSTILE_HOLDS_PER_CLIENT names each: some backends keep a connection per held lock), the
+        // other half acquired and released one by one by another client, which must also find every
+        // held name held. Twins (case, normalisation, escapes) sit next to each other in the list, so
+        // they fall into different halves.
+        List<LockProvider> holders = new ArrayList<>();
+        holders.add(a);
+        holders.add(b);
+        hostilePhase(rule, holders, c, even, odd);
+        hostilePhase(rule, holders, c, odd, even);
+    }
+
+    private static final int HOSTILE_HOLDS_PER_CLIENT = 8;
+
+    private void hostilePhase(
+            String rule, List<LockProvider> holders, LockProvider other, List<String> held, List<String> free) {
+        while (holders.size() * HOSTILE_HOLDS_PER_CLIENT < held.size()) {
+            holders.add(client());
         }
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < held.size(); i++) {
             String name = held.get(i);
             Lease lease = present(
-                    (i % 2 == 0 ? a : b).lock(name).tryAcquire(),
+                    holders.get(i % holders.size()).lock(name).tryAcquire(),
                     rule + ": tryAcquire(" + printable(name) + ") while " + i
                             + " other hostile names are held: it collides with one of them");
             assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
@@ -858,15 +879,17 @@ public abstract class LockProviderTck {
         }
         for (String name : free) {
             Lease lease = present(
-                    c.lock(name).tryAcquire(),
-                    rule + ": a third client's tryAcquire(" + printable(name)
+                    other.lock(name).tryAcquire(),
+                    rule + ": another client's tryAcquire(" + printable(name)
                             + ") of a name nobody holds: it collides with a held name");
             assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
-            leases.add(lease);
+            assertThat(lease.release())
+                    .as("%s: release of %s", rule, printable(name))
+                    .isTrue();
         }
         for (String name : held) {
-            assertThat(c.lock(name).tryAcquire())
-                    .as("%s: a third client acquired held lock %s", rule, printable(name))
+            assertThat(other.lock(name).tryAcquire())
+                    .as("%s: another client acquired held lock %s", rule, printable(name))
                     .isEmpty();
         }
         for (Lease lease : leases) {
