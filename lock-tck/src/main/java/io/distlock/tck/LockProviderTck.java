@@ -805,7 +805,7 @@ public abstract class LockProviderTck {
      * IllegalArgumentException} or {@link io.distlock.LockConfigurationException} whose message
      * names the argument ("lock name") and the rule ("must"); each valid name round-trips (acquire,
      * the lease names it, release). Two different names are never one lock: the valid names are
-     * split in two halves; in turn, each half is held at once (by holder clients, at most 8 names
+     * split in two halves; in turn, each half is held at once (by holder clients, at most 16 names
      * each, since some backends keep a connection per held lock), while another client acquires
      * and releases each name of the other half and cannot acquire any held one. Every pair of
      * names is thus checked: held together, or one held while the other is acquired.
@@ -831,7 +831,7 @@ public abstract class LockProviderTck {
         LockProvider b = client();
         LockProvider c = client();
         List<String> valid = new ArrayList<>();
-        for (String name : HostileNames.generate(seed, 30)) {
+        for (String name : HostileNames.generate(seed, 24)) {
             String broken = HostileNames.ruleBroken(name);
             if (broken == null) {
                 valid.add(name);
@@ -860,7 +860,7 @@ public abstract class LockProviderTck {
         hostilePhase(rule, holders, c, odd, even);
     }
 
-    private static final int HOSTILE_HOLDS_PER_CLIENT = 8;
+    private static final int HOSTILE_HOLDS_PER_CLIENT = 16;
 
     private void hostilePhase(
             String rule, List<LockProvider> holders, LockProvider other, List<String> held, List<String> free) {
