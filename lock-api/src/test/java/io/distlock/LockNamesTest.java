@@ -95,6 +95,56 @@ class LockNamesTest {
         }
     }
 
+    /**
+     * Injectivity under fuzzing: random names over the whole Unicode range (astral plane, combining
+     * marks, RTL, specials) and over a small alphabet rich in '%', hex digits and case twins (so
+     * that raw text and escapes of other names meet often); every valid name's encoding decodes
+     * back to it, is safe, and no two distinct names share one. The seed is printed on failure.
+     */
+    @Test
+    void encode_fuzzedNames_injectiveSafeAndReversible() {
+        long seed = Long.getLong("distlock.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        java.util.Map<String, String> byEncoding = new java.util.HashMap<>();
+        String alphabet = "%2fF/aA._-{}0e\u00e9\u0301";
+        int checked = 0;
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder sb = new StringBuilder();
+            int len = 1 + random.nextInt(i % 2 == 0 ? 8 : 40);
+            for (int j = 0; j < len; j++) {
+                if (i % 2 == 0) {
+                    sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                } else {
+                    int cp = random.nextInt(4) == 0
+                            ? random.nextInt(0x80)
+                            : random.nextInt(Character.MAX_CODE_POINT + 1);
+                    sb.appendCodePoint(cp);
+                }
+            }
+            String name = sb.toString();
+            String encoded;
+            try {
+                encoded = LockNames.encode(name);
+            } catch (IllegalArgumentException e) {
+                assertThat(e.getMessage())
+                        .as("seed %d: rejection of %s", seed, name)
+                        .startsWith("lock name must");
+                continue;
+            }
+            checked++;
+            assertThat(encoded).as("seed %d", seed).matches("[A-Za-z0-9_%-]+");
+            assertThat(encoded.length()).isLessThanOrEqualTo(3 * LockNames.MAX_UTF8_BYTES);
+            assertThat(LockNames.decode(encoded))
+                    .as("seed %d: decode(encode(%s))", seed, name)
+                    .isEqualTo(name);
+            String other = byEncoding.putIfAbsent(encoded, name);
+            assertThat(other == null || other.equals(name))
+                    .as("seed %d: %s and %s both encode to %s", seed, other, name, encoded)
+                    .isTrue();
+        }
+        assertThat(checked).as("seed %d: valid names checked", seed).isGreaterThan(10_000);
+    }
+
     @Test
     void encode_invalidName_rejected() {
         assertThatThrownBy(() -> LockNames.encode("")).isInstanceOf(IllegalArgumentException.class);

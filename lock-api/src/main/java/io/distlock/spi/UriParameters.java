@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  */
 public final class UriParameters {
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
-    private static final Pattern USERINFO = Pattern.compile("(//[^/@:]*):[^/@]*@");
+    /** {@code //user:password@}: the password runs to the last {@code @} of the authority (it may contain {@code @}). */
+    private static final Pattern USERINFO = Pattern.compile("(//[^/?#@:]*):[^/?#]*@");
 
     private final String backend;
     private final String redactedUri;

@@ -94,6 +94,9 @@ public final class EtcdLockProvider implements LockProvider {
                 .endpoints(o.endpointUris().toArray(new String[0]))
                 .connectTimeout(o.requestTimeout())
                 .retryMaxDuration(o.requestTimeout())
+                // fail fast (and retry) while no connection is ready, instead of waiting silently until
+                // the deadline: the caller then sees why (refused, TLS handshake failed, ...)
+                .waitForReady(false)
                 .interceptor(EtcdDriver.deadlineInterceptor(o));
         if (o.user().isPresent()) {
             cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));

@@ -56,6 +56,9 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
             user = decode(colon < 0 ? info : info.substring(0, colon));
             password = colon < 0 ? null : decode(info.substring(colon + 1));
         }
+        if (authority.isEmpty()) {
+            throw params.error("etcd URI needs host:port[,host:port...] after the user info");
+        }
         String pUser = params.string("user", null);
         String pPassword = params.string("password", null);
         if (pUser != null) {

@@ -40,10 +40,34 @@ final class MySqlTckFixture implements TckFixture {
     private final List<MySqlLockProvider> clients = new CopyOnWriteArrayList<>();
     private final Map<LockProvider, TcpProxy> proxies = new ConcurrentHashMap<>();
 
+    private final boolean leastPrivilege;
+
     /** @param proxied whether each client connects through its own {@link TcpProxy} */
     MySqlTckFixture(boolean proxied) {
+        this(proxied, false);
+    }
+
+    /**
+     * @param proxied whether each client connects through its own {@link TcpProxy}
+     * @param leastPrivilege whether clients connect as {@link LeastPrivilegeUser} (tables made by
+     *     an administrator, only the documented GRANTs) instead of the database's owner
+     */
+    MySqlTckFixture(boolean proxied, boolean leastPrivilege) {
         this.db = MariaDbServer.start();
         this.proxied = proxied;
+        this.leastPrivilege = leastPrivilege;
+        if (leastPrivilege) {
+            try {
+                LeastPrivilegeUser.create(db, MySqlLockOptions.defaults(), false);
+            } catch (RuntimeException e) {
+                db.close();
+                throw e;
+            }
+        }
+    }
+
+    private String clientUser() {
+        return leastPrivilege ? LeastPrivilegeUser.USER : db.user();
     }
 
     MariaDbServer db() {
@@ -117,9 +141,10 @@ final class MySqlTckFixture implements TckFixture {
         try {
             p = MySqlLockProvider.builder()
                     .jdbcUrl(url)
-                    .user(db.user())
-                    .password(db.password())
+                    .user(clientUser())
+                    .password(leastPrivilege ? LeastPrivilegeUser.PASSWORD : db.password())
                     .options(MySqlLockOptions.builder()
+                            // the least-privilege user may not CREATE: the provider must cope
                             .createSchema(true)
                             .poolSize(24)
                             .lockOptions(options)
@@ -215,7 +240,7 @@ final class MySqlTckFixture implements TckFixture {
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '"
-                        + db.user() + "' AND ID <> CONNECTION_ID()")) {
+                        + clientUser() + "' AND ID <> CONNECTION_ID()")) {
             rs.next();
             return rs.getInt(1);
         } catch (SQLException e) {

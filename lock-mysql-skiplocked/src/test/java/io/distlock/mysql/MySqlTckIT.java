@@ -5,11 +5,14 @@ import io.distlock.tck.TckFixture;
 import io.distlock.tck.TckTiming;
 import java.time.Duration;
 
-/** The distlock TCK against MariaDB 10.11, each client behind its own TCP proxy. */
+/**
+ * The distlock TCK against MariaDB 10.11, each client behind its own TCP proxy, connected as the
+ * least-privilege lock user of the README ({@link LeastPrivilegeUser}).
+ */
 class MySqlTckIT extends LockProviderTck {
     @Override
     protected TckFixture createFixture() {
-        return new MySqlTckFixture(true);
+        return new MySqlTckFixture(true, true);
     }
 
     /**

@@ -798,6 +798,107 @@ public abstract class LockProviderTck {
         assertThat(held.release()).as("TCK-4.5: holder's release").isTrue();
     }
 
+    /**
+     * TCK-4.6: hostile names, adversarial and random (seeded, reproducible with {@code
+     * -Ddistlock.tck.seed=<seed>}), go through the provider: each name that breaks the lock-name
+     * rule ({@code io.distlock.LockNames}) is rejected by {@code lock()} with an {@link
+     * IllegalArgumentException} or {@link io.distlock.LockConfigurationException} whose message
+     * names the argument ("lock name") and the rule ("must"); each valid name round-trips (acquire,
+     * the lease names it, release). Two different names are never one lock: the valid names are
+     * split in two halves; in turn, each half is held at once (by holder clients, at most 16 names
+     * each, since some backends keep a connection per held lock), while another client acquires
+     * and releases each name of the other half and cannot acquire any held one. Every pair of
+     * names is thus checked: held together, or one held while the other is acquired.
+     *
+     * <p>The names cover the astral plane, combining marks, right-to-left text and bidi controls,
+     * control characters and NUL, unpaired surrogates, {@code /}, {@code ..}, braces, {@code %}
+     * (including {@code %}-escapes of other names), quotes, SQL and Lua metacharacters, names at and
+     * over the 256-byte limit, and names that differ only in case, Unicode normalisation or
+     * compatibility form.
+     *
+     * <p>If this fails, check that names reach keys, paths and SQL only through {@code
+     * LockNames.encode} or bound parameters (never trimmed, case-folded, normalised or truncated),
+     * that the storage compares keys byte for byte (MySQL: a binary collation) and has room for 3 ×
+     * 256 encoded characters, and that {@code lock()} calls {@code LockNames.validate} first.
+     */
+    @Test
+    @DisplayName("TCK-4.6 hostile names (adversarial and seeded random) are rejected clearly or are distinct locks")
+    void tck_4_6_lock_hostileNames_rejectedOrDistinctLocks() {
+        long seed =
+                Long.getLong("distlock.tck.seed", ThreadLocalRandom.current().nextLong());
+        String rule = "TCK-4.6 (seed " + seed + ", rerun with -Ddistlock.tck.seed=" + seed + ")";
+        LockProvider a = client();
+        LockProvider b = client();
+        LockProvider c = client();
+        List<String> valid = new ArrayList<>();
+        for (String name : HostileNames.generate(seed, 24)) {
+            String broken = HostileNames.ruleBroken(name);
+            if (broken == null) {
+                valid.add(name);
+                continue;
+            }
+            assertThatThrownBy(() -> a.lock(name))
+                    .as("%s: lock(%s) breaks the rule (%s) and must be rejected", rule, printable(name), broken)
+                    .isInstanceOfAny(IllegalArgumentException.class, io.distlock.LockConfigurationException.class)
+                    .hasMessageContaining("lock name")
+                    .hasMessageContaining("must");
+        }
+        List<String> even = new ArrayList<>();
+        List<String> odd = new ArrayList<>();
+        for (int i = 0; i < valid.size(); i++) {
+            (i % 2 == 0 ? even : odd).add(valid.get(i));
+        }
+        // Two phases with the roles swapped: one half held (by holder clients, at most
+        // HOSTILE_HOLDS_PER_CLIENT names each: some backends keep a connection per held lock), the
+        // other half acquired and released one by one by another client, which must also find every
+        // held name held. Twins (case, normalisation, escapes) sit next to each other in the list, so
+        // they fall into different halves.
+        List<LockProvider> holders = new ArrayList<>();
+        holders.add(a);
+        holders.add(b);
+        hostilePhase(rule, holders, c, even, odd);
+        hostilePhase(rule, holders, c, odd, even);
+    }
+
+    private static final int HOSTILE_HOLDS_PER_CLIENT = 16;
+
+    private void hostilePhase(
+            String rule, List<LockProvider> holders, LockProvider other, List<String> held, List<String> free) {
+        while (holders.size() * HOSTILE_HOLDS_PER_CLIENT < held.size()) {
+            holders.add(client());
+        }
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < held.size(); i++) {
+            String name = held.get(i);
+            Lease lease = present(
+                    holders.get(i % holders.size()).lock(name).tryAcquire(),
+                    rule + ": tryAcquire(" + printable(name) + ") while " + i
+                            + " other hostile names are held: it collides with one of them");
+            assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
+            leases.add(lease);
+        }
+        for (String name : free) {
+            Lease lease = present(
+                    other.lock(name).tryAcquire(),
+                    rule + ": another client's tryAcquire(" + printable(name)
+                            + ") of a name nobody holds: it collides with a held name");
+            assertThat(lease.lockName()).as("%s: lease name", rule).isEqualTo(name);
+            assertThat(lease.release())
+                    .as("%s: release of %s", rule, printable(name))
+                    .isTrue();
+        }
+        for (String name : held) {
+            assertThat(other.lock(name).tryAcquire())
+                    .as("%s: another client acquired held lock %s", rule, printable(name))
+                    .isEmpty();
+        }
+        for (Lease lease : leases) {
+            assertThat(lease.release())
+                    .as("%s: release of %s", rule, printable(lease.lockName()))
+                    .isTrue();
+        }
+    }
+
     // ------------------------------------------------------------------------------------------
     // 5. Mutual exclusion under concurrency
     // ------------------------------------------------------------------------------------------

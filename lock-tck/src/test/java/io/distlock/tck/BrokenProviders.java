@@ -49,4 +49,12 @@ final class BrokenProviders {
             return new ToyTckFixture(Set.of(ToyDriver.Bug.VALID_AFTER_LOST));
         }
     }
+
+    /** The server key drops invisible format characters, so names differing only in them collide. */
+    static final class FormatCharactersDroppedTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.KEY_DROPS_FORMAT_CHARACTERS));
+        }
+    }
 }

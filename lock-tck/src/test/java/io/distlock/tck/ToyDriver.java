@@ -28,7 +28,9 @@ final class ToyDriver implements LockDriver {
         /** fencing tokens come from a client-side counter, so they repeat across clients. */
         CLIENT_SIDE_TOKENS,
         /** the lease keeps saying it is valid after it was lost (decorator, see ValidAfterLostProvider). */
-        VALID_AFTER_LOST
+        VALID_AFTER_LOST,
+        /** the server key drops invisible format characters (zero-width, bidi controls): names collide. */
+        KEY_DROPS_FORMAT_CHARACTERS
     }
 
     static final Capabilities CAPABILITIES = Capabilities.builder()
@@ -70,7 +72,7 @@ final class ToyDriver implements LockDriver {
     @Override
     public Contender contender(AcquireContext ctx) {
         String owner = UUID.randomUUID().toString();
-        String name = ctx.lockName();
+        String name = key(ctx.lockName());
         long ttlNanos = ctx.leaseTime().toNanos();
         return new Contender() {
             @Override
@@ -93,6 +95,18 @@ final class ToyDriver implements LockDriver {
                 }
             }
         };
+    }
+
+    /** The server key of {@code lockName} (the name itself, unless the key bug is on). */
+    String key(String lockName) {
+        if (!bugs.contains(Bug.KEY_DROPS_FORMAT_CHARACTERS)) {
+            return lockName;
+        }
+        StringBuilder sb = new StringBuilder();
+        lockName.codePoints()
+                .filter(cp -> Character.getType(cp) != Character.FORMAT)
+                .forEach(sb::appendCodePoint);
+        return sb.toString();
     }
 
     private final class Held implements HeldLock {
@@ -122,7 +136,11 @@ final class ToyDriver implements LockDriver {
         public boolean renew() {
             long sentAt = ctx.ticker().read();
             boolean ok = server.renew(
-                    ctx.lockName(), owner, ctx.leaseTime().toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+                    key(ctx.lockName()),
+                    owner,
+                    ctx.leaseTime().toNanos(),
+                    !bugs.contains(Bug.RENEW_IGNORES_OWNER),
+                    ttl());
             if (ok) {
                 validUntil = ctx.validUntil(sentAt);
             }
@@ -131,7 +149,7 @@ final class ToyDriver implements LockDriver {
 
         @Override
         public boolean release() {
-            return server.release(ctx.lockName(), owner, !bugs.contains(Bug.RELEASE_IGNORES_OWNER), ttl());
+            return server.release(key(ctx.lockName()), owner, !bugs.contains(Bug.RELEASE_IGNORES_OWNER), ttl());
         }
     }
 

@@ -47,6 +47,8 @@ final class EtcdContender implements Contender, Session.Listener {
             .withKeysOnly(true)
             .build();
     private static final int MAX_TRIES_PER_CALL = 5;
+    private static final java.util.regex.Pattern OUR_KEY =
+            java.util.regex.Pattern.compile("[0-9a-f]{1,16}-[0-9a-f]{1,16}");
     private static final long RETRY_PAUSE_MILLIS = 100;
 
     private final EtcdDriver driver;
@@ -141,6 +143,7 @@ final class EtcdContender implements Contender, Session.Listener {
             if (owner.getKvs().isEmpty()) {
                 continue; // cannot happen (our key is there); read again
             }
+            checkNotForeign(owner.getKvs().get(0).getKey());
             if (owner.getKvs().get(0).getKey().equals(ourKey)) {
                 Held h = new Held(s, ourKey, ourRevision);
                 held = h;
@@ -153,6 +156,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 List<KeyValue> newest = gets.get(1).getKvs();
                 if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
                     predecessor = newest.get(1).getKey();
+                    checkNotForeign(predecessor);
                     return Optional.empty();
                 }
             }
@@ -162,6 +166,38 @@ final class EtcdContender implements Contender, Session.Listener {
             // the predecessor went away between the two reads: look again at once
         }
         return Optional.empty();
+    }
+
+    /**
+     * The oldest key under the lock's prefix decides who holds the lock. A key there that no
+     * distlock client made ({@code <lease hex>-<attempt hex>}) was written by someone else (another
+     * application sharing the key prefix, or a hand edit): it would block the lock forever, or, if
+     * it stood for a holder of some other protocol, make two holders. Fail clearly instead.
+     */
+    private void checkNotForeign(ByteSequence key) {
+        String k = key.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String prefix = lockPrefix.toString(java.nio.charset.StandardCharsets.UTF_8);
+        if (!k.startsWith(prefix)
+                || !OUR_KEY.matcher(k.substring(prefix.length())).matches()) {
+            // the engine abandons this contender, which deletes our own key
+            throw new io.distlock.LockConfigurationException(
+                    "a key under the lock's prefix was not written by distlock: '" + printable(k)
+                            + "' blocks the lock; is the key prefix shared with another application? Delete the"
+                            + " key, or give distlock its own keyPrefix (lock '" + lockName + "')",
+                    "etcd");
+        }
+    }
+
+    private static String printable(String s) {
+        StringBuilder sb = new StringBuilder();
+        s.codePoints().limit(200).forEach(cp -> {
+            if (cp < 0x20 || cp == 0x7F) {
+                sb.append(String.format("\\u%04x", cp));
+            } else {
+                sb.appendCodePoint(cp);
+            }
+        });
+        return sb.toString();
     }
 
     private java.util.concurrent.CompletableFuture<TxnResponse> transaction(Session s) {
@@ -193,6 +229,7 @@ final class EtcdContender implements Contender, Session.Listener {
             return false;
         }
         predecessor = r.getKvs().get(0).getKey();
+        checkNotForeign(predecessor);
         return true;
     }
 

@@ -1,6 +1,7 @@
 package io.distlock.etcd.internal;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockConfigurationException;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -60,6 +61,10 @@ final class Rpc {
                     if (isLeaseNotFound(cause)) {
                         throw new LeaseGoneException(cause);
                     }
+                    LockConfigurationException refused = refusal(what, lockName, cause);
+                    if (refused != null) {
+                        throw refused;
+                    }
                     throw new BackendUnavailableException(
                             what + " failed: " + cause, lockName, EtcdDriver.BACKEND, cause);
                 }
@@ -69,6 +74,46 @@ final class Rpc {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * A refusal that retrying cannot fix: wrong credentials, missing permissions on the key prefix,
+     * a server certificate the client does not trust. Messages come from the server or the TLS
+     * stack and never contain the password.
+     */
+    static LockConfigurationException refusal(String what, String lockName, Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException) {
+                return new LockConfigurationException(
+                        what + " failed: TLS handshake with the etcd server failed (check trustCertificate: it must"
+                                + " be the CA that signed the server's certificate, and the endpoint host must match"
+                                + " the certificate): " + c.getMessage() + lockSuffix(lockName),
+                        EtcdDriver.BACKEND,
+                        t);
+            }
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(Locale.ROOT);
+            if (m.contains("authentication failed")
+                    || m.contains("invalid auth token")
+                    || m.contains("user name is empty")) {
+                return new LockConfigurationException(
+                        what + " failed: etcd refused the credentials (check user and password; the password is"
+                                + " not shown)" + lockSuffix(lockName),
+                        EtcdDriver.BACKEND,
+                        t);
+            }
+            if (m.contains("permission denied")) {
+                return new LockConfigurationException(
+                        what + " failed: etcd denied permission: the etcd user needs a role with readwrite"
+                                + " permission on the key prefix range [keyPrefix, prefix end)" + lockSuffix(lockName),
+                        EtcdDriver.BACKEND,
+                        t);
+            }
+        }
+        return null;
+    }
+
+    private static String lockSuffix(String lockName) {
+        return lockName == null ? "" : " (lock '" + lockName + "')";
     }
 
     static boolean isLeaseNotFound(Throwable t) {

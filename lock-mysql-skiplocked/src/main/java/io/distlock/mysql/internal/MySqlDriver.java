@@ -60,6 +60,12 @@ public final class MySqlDriver implements LockDriver {
     private static final int ER_QUERY_INTERRUPTED = 1317;
     private static final int ER_NO_SUCH_TABLE = 1146;
     private static final int ER_TABLEACCESS_DENIED = 1142;
+    private static final int ER_DBACCESS_DENIED = 1044;
+    private static final int ER_ACCESS_DENIED = 1045;
+
+    /** The privileges the lock user needs, as documented in the README. */
+    static final String PRIVILEGES = "SELECT, INSERT, UPDATE on the lock table and SELECT, INSERT, DELETE on"
+            + " the token table (REPLACE = INSERT + DELETE)";
 
     private final DataSource dataSource;
     private final boolean ownsDataSource;
@@ -132,46 +138,94 @@ public final class MySqlDriver implements LockDriver {
      */
     public void initialize() {
         try (Connection c = dataSource.getConnection()) {
+            SQLException createDenied = null;
             if (options.createSchema()) {
                 try (Statement s = c.createStatement()) {
                     for (String ddl : ddl(options)) {
                         s.execute(ddl);
                     }
                 } catch (SQLException e) {
-                    throw new LockConfigurationException(
-                            "could not create tables " + options.table() + " and " + options.tokenTable()
-                                    + " (needs the CREATE privilege): " + e.getMessage(),
-                            backend(),
-                            e);
+                    if (!isAccessDenied(e)) {
+                        throw new LockConfigurationException(
+                                "could not create tables " + options.table() + " and " + options.tokenTable() + ": "
+                                        + e.getMessage(),
+                                backend(),
+                                e);
+                    }
+                    // A least-privilege user cannot CREATE: fine if an administrator created the
+                    // tables (io/distlock/mysql/schema.sql); the check below says so if not.
+                    createDenied = e;
+                    log.debug("distlock.mysql.create_schema_denied table={}", options.table());
                 }
             }
             for (String table : new String[] {options.table(), options.tokenTable()}) {
                 try (Statement s = c.createStatement()) {
                     s.executeQuery("SELECT name FROM " + table + " WHERE 1 = 0").close();
                 } catch (SQLException e) {
-                    throw schemaError(table, e);
+                    LockConfigurationException error = schemaError(table, e);
+                    if (createDenied != null) {
+                        error.addSuppressed(createDenied);
+                    }
+                    throw error;
                 }
             }
             if (!c.getAutoCommit()) {
                 c.rollback();
             }
         } catch (SQLException e) {
+            LockConfigurationException refused = refusal(e);
+            if (refused != null) {
+                throw refused;
+            }
             throw new BackendUnavailableException("cannot connect: " + e.getMessage(), null, backend(), e);
         }
+    }
+
+    /**
+     * A connection refusal that retrying cannot fix: wrong credentials, a user that must use TLS, a
+     * server certificate the trust store does not accept. Server and TLS messages never contain the
+     * password.
+     */
+    static LockConfigurationException refusal(SQLException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException) {
+                return new LockConfigurationException(
+                        "cannot connect: TLS handshake failed (check sslMode and the trust store: it must hold the"
+                                + " CA that signed the server's certificate): " + c.getMessage(),
+                        "mysql",
+                        e);
+            }
+            if (c instanceof SQLException && ((SQLException) c).getErrorCode() == ER_ACCESS_DENIED) {
+                return new LockConfigurationException(
+                        "cannot connect: the server refused the credentials or the connection (wrong user or"
+                                + " password, a user that must use TLS, or a host not allowed; the password is not"
+                                + " shown): " + c.getMessage(),
+                        "mysql",
+                        e);
+            }
+        }
+        return null;
+    }
+
+    private static boolean isAccessDenied(SQLException e) {
+        return e.getErrorCode() == ER_TABLEACCESS_DENIED || e.getErrorCode() == ER_DBACCESS_DENIED;
     }
 
     private LockConfigurationException schemaError(String table, SQLException e) {
         if (e.getErrorCode() == ER_NO_SUCH_TABLE) {
             return new LockConfigurationException(
                     "table " + table + " does not exist: create it with the DDL in io/distlock/mysql/schema.sql"
-                            + " (see the README) or set createSchema(true)",
+                            + " (see the README) as an administrator, or set createSchema(true) for a user with"
+                            + " the CREATE privilege",
                     backend(),
                     e);
         }
-        if (e.getErrorCode() == ER_TABLEACCESS_DENIED) {
+        if (isAccessDenied(e)) {
+            // the server says "denied" also for a missing table when the user has no privilege on it
             return new LockConfigurationException(
-                    "no privilege on table " + table + ": the lock user needs SELECT, INSERT, UPDATE and DELETE"
-                            + " on it (" + e.getMessage() + ")",
+                    "no privilege on table " + table + ", or it does not exist: an administrator creates it with"
+                            + " io/distlock/mysql/schema.sql (see the README) and grants the lock user " + PRIVILEGES
+                            + " (" + e.getMessage() + ")",
                     backend(),
                     e);
         }

@@ -75,46 +75,73 @@ public final class EtcdCluster implements AutoCloseable {
         }
 
         ServerProcess newProcess(String initialCluster, String clusterToken) {
+            return newProcess(initialCluster, clusterToken, null, 0);
+        }
+
+        /**
+         * With {@code tls}, clients connect with {@code https} and the server's certificate; readiness
+         * is then probed on a plain-HTTP metrics listener on {@code metricsPort}.
+         */
+        ServerProcess newProcess(String initialCluster, String clusterToken, TestCertificates tls, int metricsPort) {
             Path binary = Binaries.require("etcd-server", "etcd", "/usr/bin/etcd");
+            String clientUrl = tls == null ? clientUrl() : "https://127.0.0.1:" + clientPort;
+            List<String> extra = tls == null
+                    ? List.of()
+                    : List.of(
+                            "--cert-file",
+                            tls.serverCertificate().toString(),
+                            "--key-file",
+                            tls.serverKey().toString(),
+                            "--listen-metrics-urls",
+                            "http://127.0.0.1:" + metricsPort);
             return new ServerProcess(
                     kind,
                     dir,
                     clientPort,
-                    s -> List.of(
-                            binary.toString(),
-                            "--name",
-                            name,
-                            "--data-dir",
-                            dir.resolve("data").toString(),
-                            "--listen-client-urls",
-                            clientUrl(),
-                            "--advertise-client-urls",
-                            clientUrl(),
-                            "--listen-peer-urls",
-                            peerUrl(),
-                            "--initial-advertise-peer-urls",
-                            peerUrl(),
-                            "--initial-cluster",
-                            initialCluster,
-                            "--initial-cluster-state",
-                            "new",
-                            "--initial-cluster-token",
-                            clusterToken,
-                            "--unsafe-no-fsync",
-                            "--heartbeat-interval",
-                            "50",
-                            "--election-timeout",
-                            "500",
-                            "--logger",
-                            "zap",
-                            "--log-level",
-                            "warn"),
-                    s -> Probes.httpGet(s.host(), s.port(), "/health").contains("\"true\""),
+                    s -> concat(
+                            List.of(
+                                    binary.toString(),
+                                    "--name",
+                                    name,
+                                    "--data-dir",
+                                    dir.resolve("data").toString(),
+                                    "--listen-client-urls",
+                                    clientUrl,
+                                    "--advertise-client-urls",
+                                    clientUrl,
+                                    "--listen-peer-urls",
+                                    peerUrl(),
+                                    "--initial-advertise-peer-urls",
+                                    peerUrl(),
+                                    "--initial-cluster",
+                                    initialCluster,
+                                    "--initial-cluster-state",
+                                    "new",
+                                    "--initial-cluster-token",
+                                    clusterToken,
+                                    "--unsafe-no-fsync",
+                                    "--heartbeat-interval",
+                                    "50",
+                                    "--election-timeout",
+                                    "500",
+                                    "--logger",
+                                    "zap",
+                                    "--log-level",
+                                    "warn"),
+                            extra),
+                    s -> Probes.httpGet(s.host(), tls == null ? s.port() : metricsPort, "/health")
+                            .contains("\"true\""),
                     null,
                     null,
                     Duration.ofSeconds(30),
                     Map.of("ETCD_UNSUPPORTED_ARCH", ""));
         }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     static Member member(String kind, String name, int clientPort, int peerPort) {

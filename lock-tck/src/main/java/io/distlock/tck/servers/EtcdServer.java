@@ -18,8 +18,56 @@ import java.util.Base64;
  */
 public final class EtcdServer extends DelegatingTestServer {
 
+    private final boolean tls;
+
     private EtcdServer(TestServer delegate) {
+        this(delegate, false);
+    }
+
+    private EtcdServer(TestServer delegate, boolean tls) {
         super(delegate);
+        this.tls = tls;
+    }
+
+    /** A builder for a member with options (TLS); {@link #start()} is {@code builder().start()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a single member. */
+    public static final class Builder {
+        private TestCertificates tls;
+
+        private Builder() {}
+
+        /**
+         * Serves clients over TLS only ({@code https}), with {@code certs}' server certificate and key
+         * ({@code --cert-file}, {@code --key-file}); clients trust {@link TestCertificates#caCertificate()}.
+         * Readiness is probed on a plain-HTTP metrics port ({@code --listen-metrics-urls}). Always a
+         * local process (also in docker mode); {@link #put}/{@link #get} do not work then.
+         */
+        public Builder tls(TestCertificates certs) {
+            this.tls = certs;
+            return this;
+        }
+
+        /** Starts the member and waits until it is healthy. */
+        public EtcdServer start() {
+            if (tls == null) {
+                return EtcdServer.start();
+            }
+            TestCertificates certs = tls;
+            return new EtcdServer(
+                    ServerProcess.startWithRetry(() -> {
+                        EtcdCluster.Member m = EtcdCluster.member("etcd", "default", Ports.free(), Ports.free());
+                        return m.newProcess(
+                                m.name() + "=" + m.peerUrl(),
+                                "distlock-" + m.dir().getFileName(),
+                                certs,
+                                Ports.free());
+                    }),
+                    true);
+        }
     }
 
     /** Starts a member and waits until {@code /health} reports true. */
@@ -34,9 +82,14 @@ public final class EtcdServer extends DelegatingTestServer {
         }));
     }
 
-    /** {@code http://127.0.0.1:port}. */
+    /** {@code http://127.0.0.1:port}, or {@code https://127.0.0.1:port} with TLS. */
     public String endpoint() {
-        return "http://" + address();
+        return (tls ? "https://" : "http://") + address();
+    }
+
+    /** Whether clients must connect with TLS. */
+    public boolean tls() {
+        return tls;
     }
 
     /** {@code etcd://127.0.0.1:port}. */

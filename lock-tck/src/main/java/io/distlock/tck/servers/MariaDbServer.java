@@ -23,7 +23,8 @@ import java.util.Map;
  * }
  * }</pre>
  *
- * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off.
+ * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off unless {@link Builder#tls}
+ * offers it.
  */
 public final class MariaDbServer extends DelegatingTestServer {
     /** The test database. */
@@ -44,6 +45,43 @@ public final class MariaDbServer extends DelegatingTestServer {
 
     /** Starts a server, flushing at every commit if {@code durable}. */
     public static MariaDbServer start(boolean durable) {
+        return start(durable, null);
+    }
+
+    /** A builder for a server with options (durability, TLS). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a server; {@link #start()} is {@code builder().start()}. */
+    public static final class Builder {
+        private boolean durable;
+        private TestCertificates tls;
+
+        private Builder() {}
+
+        /** Flush the redo log at every commit ({@code --innodb-flush-log-at-trx-commit=1}). */
+        public Builder durable(boolean durable) {
+            this.durable = durable;
+            return this;
+        }
+
+        /**
+         * Offers TLS with {@code certs}' server certificate ({@code --ssl-cert}, {@code --ssl-key},
+         * {@code --ssl-ca}); clients verify it against {@link TestCertificates#trustStore()}. TLS is
+         * offered, not required: require it per user ({@code CREATE USER ... REQUIRE SSL}).
+         */
+        public Builder tls(TestCertificates certs) {
+            this.tls = certs;
+            return this;
+        }
+
+        public MariaDbServer start() {
+            return MariaDbServer.start(durable, tls);
+        }
+    }
+
+    private static MariaDbServer start(boolean durable, TestCertificates tls) {
         Path mariadbd = Binaries.require("mariadb-server", "mariadbd", "/usr/sbin/mariadbd");
         Path installDb = Binaries.require("mariadb-server", "mariadb-install-db", "/usr/bin/mariadb-install-db");
         boolean root = "root".equals(System.getProperty("user.name"));
@@ -68,6 +106,11 @@ public final class MariaDbServer extends DelegatingTestServer {
                             "--max-connections=300"));
                     if (root) {
                         c.add("--user=root");
+                    }
+                    if (tls != null) {
+                        c.add("--ssl-cert=" + tls.serverCertificate());
+                        c.add("--ssl-key=" + tls.serverKey());
+                        c.add("--ssl-ca=" + tls.caCertificate());
                     }
                     return c;
                 },
@@ -139,6 +182,20 @@ public final class MariaDbServer extends DelegatingTestServer {
     /** The database name, {@value #DATABASE}. */
     public String database() {
         return DATABASE;
+    }
+
+    /**
+     * Runs {@code statements} as the server's {@code root} user (over TCP, without TLS), in order:
+     * for DDL and {@code CREATE USER} / {@code GRANT} of users with fewer privileges than {@link
+     * #user()}.
+     */
+    public void executeAsRoot(String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection(rootUrl(port()), "root", "");
+                Statement st = c.createStatement()) {
+            for (String sql : statements) {
+                st.execute(sql);
+            }
+        }
     }
 
     /** A new connection as {@link #user()}. */

@@ -1,0 +1,67 @@
+package io.distlock.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockConfigurationException;
+import io.distlock.LockProviders;
+import java.net.URI;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Malformed {@code mysql://} URIs fail before any I/O with a {@link LockConfigurationException}
+ * naming the part and the rule, and nothing can be smuggled into the JDBC URL; the password never
+ * shows in a message, a cause or a log line.
+ */
+class MySqlUriSecurityTest {
+    static final String SECRET = "S3cr-t";
+
+    static List<String[]> badUris() {
+        String u = "mysql://u:" + SECRET + "@";
+        return List.of(
+                new String[] {u + "/db", "a host is required"},
+                new String[] {u + "127.0.0.1:99999/db", "port must be 1..65535"},
+                new String[] {u + "127.0.0.1:0/db", "port must be 1..65535"},
+                new String[] {u + "127.0.0.1:abc/db", "host[:port] is malformed"},
+                new String[] {"mysql://u:a@" + SECRET + ":x@127.0.0.1:abc/db", "host[:port] is malformed"},
+                new String[] {u + "127.0.0.1:3306", "a database is required"},
+                new String[] {u + "127.0.0.1:3306/a/b", "a database is required"},
+                new String[] {u + "127.0.0.1:3306/db%3FallowLoadLocalInfile=true", "database must match"},
+                new String[] {u + "127.0.0.1:3306/db%26x", "database must match"},
+                new String[] {
+                    u + "127.0.0.1:3306/db?sslMode=VERIFY_CA%26allowLoadLocalInfile%3Dtrue", "'sslMode' must be"
+                },
+                new String[] {u + "127.0.0.1:3306/db?sslMode=verify_ca", "'sslMode' must be"},
+                new String[] {u + "127.0.0.1:3306/db?trustStorePassword=" + SECRET, "need 'trustStore'"},
+                new String[] {u + "127.0.0.1:3306/db?trustStore=/nonexistent/ca.p12", "readable key store"},
+                new String[] {"mysql://u@127.0.0.1:3306/db?bogus=1&password=" + SECRET, "unknown parameter"},
+                new String[] {u + "127.0.0.1:3306/db?leaseTime=-1s", "leaseTime"},
+                new String[] {u + "127.0.0.1:3306/db?poolSize=0", "poolSize"},
+                new String[] {u + "127.0.0.1:3306/db?table=x%60y", "table must match"});
+    }
+
+    @ParameterizedTest
+    @MethodSource("badUris")
+    void open_badUri_configurationErrorNamingTheRuleWithoutPassword(String uri, String rule) {
+        Throwable t = catchThrowable(() -> LockProviders.open(URI.create(uri)).close());
+        assertThat(t).as(uri).isInstanceOf(LockConfigurationException.class);
+        assertThat(t.getMessage()).as(uri).contains(rule);
+        assertThat(MySqlSecurityIT.fullText(t)).as("stack trace of %s", uri).doesNotContain(SECRET);
+    }
+
+    @Test
+    void open_serverUnreachable_unavailableWithoutPasswordInErrorOrLogs() {
+        try (LogCapture logs = new LogCapture()) {
+            Throwable t = catchThrowable(() -> LockProviders.open(
+                    URI.create("mysql://u:" + SECRET + "@127.0.0.1:1/db?connectionTimeout=300ms&trustStorePassword="
+                            + SECRET + "x&trustStore=" + System.getProperty("java.home") + "/lib/security/cacerts")));
+            assertThat(t).isInstanceOf(BackendUnavailableException.class);
+            assertThat(MySqlSecurityIT.fullText(t)).doesNotContain(SECRET);
+            assertThat(logs.text()).doesNotContain(SECRET);
+        }
+    }
+}
