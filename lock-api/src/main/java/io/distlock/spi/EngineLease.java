@@ -4,6 +4,8 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.Ticker;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +31,8 @@ final class EngineLease implements Lease {
     private final AcquireContext ctx;
     private final Ticker ticker;
     private final long acquiredAt;
+    private final Instant acquiredAtWall = Instant.now();
+    private int renewals; // touched only by the watchdog thread
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final AtomicBoolean serverReleased = new AtomicBoolean();
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
@@ -36,6 +40,7 @@ final class EngineLease implements Lease {
     private volatile ScheduledFuture<?> renewTask;
     private volatile ScheduledFuture<?> expiryTask;
     private volatile ScheduledFuture<?> capTask;
+    private volatile ScheduledFuture<?> renewalCapTask;
 
     EngineLease(LockEngine engine, String name, HeldLock held, AcquireContext ctx, long acquiredAt) {
         this.engine = engine;
@@ -62,6 +67,22 @@ final class EngineLease implements Lease {
             long delay = Deadlines.remaining(ticker, Deadlines.after(acquiredAt, cap));
             capTask = engine.timer().schedule(this::capReached, delay, TimeUnit.NANOSECONDS);
         });
+        if (engine.renewalMode() == RenewalMode.SESSION && options.maxRenewals().isPresent()) {
+            // the session renews without the engine: end the lease where the watchdog would have
+            // refused renewal number maxRenewals + 1
+            int max = options.maxRenewals().getAsInt();
+            long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
+            long at;
+            try {
+                at = Deadlines.after(acquiredAt, Math.multiplyExact(interval, max + 1L));
+            } catch (ArithmeticException overflow) {
+                at = Deadlines.NEVER;
+            }
+            long delay = Deadlines.remaining(ticker, at);
+            if (delay != Long.MAX_VALUE) {
+                renewalCapTask = engine.timer().schedule(() -> renewalCapReached(max), delay, TimeUnit.NANOSECONDS);
+            }
+        }
         scheduleExpiryCheck();
     }
 
@@ -101,12 +122,18 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return;
         }
+        OptionalInt maxRenewals = ctx.options().maxRenewals();
+        if (maxRenewals.isPresent() && renewals >= maxRenewals.getAsInt()) {
+            renewalCapReached(maxRenewals.getAsInt());
+            return;
+        }
         if (Deadlines.passed(ticker, held.validUntilNanos())) {
             markLost(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
             return;
         }
         try {
             if (held.renew()) {
+                renewals++;
                 engine.notify(o -> o.renewed(engine.backend(), name));
                 scheduleExpiryCheck();
             } else {
@@ -123,7 +150,20 @@ final class EngineLease implements Lease {
     }
 
     private void capReached() {
-        if (markLost(new LeaseLostException("maximum hold time reached", name, engine.backend()))) {
+        endAtCap(new LeaseLostException(
+                "maximum hold time (" + ctx.options().maxHoldTime().orElseThrow() + ") reached",
+                name,
+                engine.backend()));
+    }
+
+    private void renewalCapReached(int maxRenewals) {
+        endAtCap(new LeaseLostException(
+                "maximum number of renewals (" + maxRenewals + ") reached", name, engine.backend()));
+    }
+
+    /** A cap ended the lease: report it lost, then delete it on the server (owner-only). */
+    private void endAtCap(LeaseLostException cause) {
+        if (markLost(cause)) {
             try {
                 engine.watchdog().execute(this::serverReleaseQuietly);
             } catch (RejectedExecutionException closing) {
@@ -166,6 +206,10 @@ final class EngineLease implements Lease {
         if (t != null && includingCap) {
             t.cancel(false);
         }
+        t = renewalCapTask;
+        if (t != null && includingCap) {
+            t.cancel(false);
+        }
     }
 
     private boolean serverRelease() {
@@ -178,6 +222,11 @@ final class EngineLease implements Lease {
     @Override
     public String lockName() {
         return name;
+    }
+
+    @Override
+    public Instant acquiredAt() {
+        return acquiredAtWall;
     }
 
     @Override

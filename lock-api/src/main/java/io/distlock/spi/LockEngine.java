@@ -124,7 +124,7 @@ public final class LockEngine implements LockProvider {
         return driver;
     }
 
-    /** A snapshot of the leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return List.copyOf(leases);
     }
@@ -228,6 +228,7 @@ public final class LockEngine implements LockProvider {
         try {
             while (true) {
                 Optional<HeldLock> held;
+                long sentAt = ticker.read();
                 try {
                     held = contender.tryAcquire();
                 } catch (BackendUnavailableException e) {
@@ -256,7 +257,9 @@ public final class LockEngine implements LockProvider {
                     HeldLock h = held.get();
                     if (!Deadlines.passed(ticker, h.validUntilNanos())) {
                         acquired = true;
-                        EngineLease lease = new EngineLease(this, name, h, ctx, start);
+                        // held from the request that got it, not from the start of the wait: the hold
+                        // time reported to observers and maxHoldTime count holding, not waiting
+                        EngineLease lease = new EngineLease(this, name, h, ctx, sentAt);
                         register(lease, relay);
                         long waited = ticker.read() - start;
                         notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
