@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.event.Level;
 
 /** The engine's lease: state machine HELD → (LOST →) RELEASED. */
 final class EngineLease implements Lease {
@@ -33,6 +34,7 @@ final class EngineLease implements Lease {
     private final long acquiredAt;
     private final Instant acquiredAtWall = Instant.now();
     private int renewals; // touched only by the watchdog thread
+    private int failedRenewalsInARow; // touched only by the watchdog thread
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final AtomicBoolean serverReleased = new AtomicBoolean();
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
@@ -134,7 +136,21 @@ final class EngineLease implements Lease {
         try {
             if (held.renew()) {
                 renewals++;
+                failedRenewalsInARow = 0;
                 engine.notify(o -> o.renewed(engine.backend(), name));
+                if (LockEngine.log.isTraceEnabled()) {
+                    LogEvents.log(
+                            LockEngine.log,
+                            Level.TRACE,
+                            LogEvents.RENEWED,
+                            null,
+                            LogEvents.LOCK,
+                            name,
+                            LogEvents.BACKEND,
+                            engine.backend(),
+                            LogEvents.TOKEN,
+                            held.fencingToken());
+                }
                 scheduleExpiryCheck();
             } else {
                 markLost(new LeaseLostException(
@@ -142,6 +158,20 @@ final class EngineLease implements Lease {
             }
         } catch (RuntimeException e) {
             engine.notify(o -> o.renewalFailed(engine.backend(), name, e));
+            // one warning per streak of failures: an outage does not flood the log
+            LogEvents.log(
+                    LockEngine.log,
+                    failedRenewalsInARow++ == 0 ? Level.WARN : Level.DEBUG,
+                    LogEvents.RENEWAL_FAILED,
+                    e,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    engine.backend(),
+                    LogEvents.TOKEN,
+                    held.fencingToken(),
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
             if (Deadlines.passed(ticker, held.validUntilNanos())) {
                 markLost(new LeaseLostException(
                         "renewal failed and the validity deadline passed", name, engine.backend(), e));
@@ -163,7 +193,7 @@ final class EngineLease implements Lease {
 
     /** A cap ended the lease: report it lost, then delete it on the server (owner-only). */
     private void endAtCap(LeaseLostException cause) {
-        if (markLost(cause)) {
+        if (markLost(cause, Level.INFO)) {
             try {
                 engine.watchdog().execute(this::serverReleaseQuietly);
             } catch (RejectedExecutionException closing) {
@@ -180,13 +210,19 @@ final class EngineLease implements Lease {
         }
     }
 
-    /** Marks the lease lost; returns whether this call did it. */
+    /** Marks the lease lost (logged at WARN); returns whether this call did it. */
     boolean markLost(LeaseLostException cause) {
+        return markLost(cause, Level.WARN);
+    }
+
+    /** Marks the lease lost, logging it at {@code level}; returns whether this call did it. */
+    boolean markLost(LeaseLostException cause, Level level) {
         if (!state.compareAndSet(State.HELD, State.LOST)) {
             return false;
         }
         lossCause = cause;
         cancelTasks(false);
+        logLost(cause, level);
         // observers first, so metrics are up to date when code waiting on lost() runs
         engine.notify(o -> o.lost(engine.backend(), name, cause));
         lost.complete(cause);
@@ -288,6 +324,7 @@ final class EngineLease implements Lease {
                 LeaseLostException cause =
                         new LeaseLostException("validity deadline passed before release", name, engine.backend());
                 lossCause = cause;
+                logLost(cause, Level.WARN);
                 engine.notify(o -> o.lost(engine.backend(), name, cause));
                 lost.complete(cause);
             }
@@ -310,13 +347,48 @@ final class EngineLease implements Lease {
         }
         boolean result = wasValid && owned;
         engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+        if (LockEngine.log.isDebugEnabled()) {
+            LogEvents.log(
+                    LockEngine.log,
+                    Level.DEBUG,
+                    LogEvents.RELEASED,
+                    null,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    engine.backend(),
+                    LogEvents.TOKEN,
+                    held.fencingToken(),
+                    LogEvents.HELD_MS,
+                    TimeUnit.NANOSECONDS.toMillis(heldFor),
+                    LogEvents.WAS_VALID,
+                    result);
+        }
         return result;
+    }
+
+    private void logLost(LeaseLostException cause, Level level) {
+        LogEvents.log(
+                LockEngine.log,
+                level,
+                LogEvents.LOST,
+                null,
+                LogEvents.LOCK,
+                name,
+                LogEvents.BACKEND,
+                engine.backend(),
+                LogEvents.TOKEN,
+                held.fencingToken(),
+                LogEvents.REASON,
+                rawMessage(cause));
     }
 
     /** Release during provider close: reports the lease lost to anyone listening, then releases. */
     void releaseOnClose() {
         if (state.get() == State.HELD) {
-            markLost(new LeaseLostException("provider was closed while the lease was held", name, engine.backend()));
+            markLost(
+                    new LeaseLostException("provider was closed while the lease was held", name, engine.backend()),
+                    Level.DEBUG);
         }
         release();
     }
