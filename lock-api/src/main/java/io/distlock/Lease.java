@@ -1,6 +1,8 @@
 package io.distlock;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 
@@ -42,6 +44,28 @@ public interface Lease extends AutoCloseable {
      * {@link Capabilities#fencing()}).
      */
     OptionalLong fencingToken();
+
+    /**
+     * When the lock was granted to this lease, on the client's wall clock ({@link Instant#now()} right
+     * after the server's answer). For display and audit only — for example {@link
+     * LockProvider#heldLeases()} in an admin endpoint: validity is never computed from it (see the
+     * class comment), and a wall clock that is stepped makes it inaccurate.
+     */
+    Instant acquiredAt();
+
+    /**
+     * The validity deadline translated to the wall clock: {@code Instant.now()} plus {@link
+     * #remainingValidity()}, recomputed at each call (so it moves forward with renewals, and is
+     * "now" once the lease is released or lost). For display only, like {@link #acquiredAt()}.
+     */
+    default Instant validUntil() {
+        Instant now = Instant.now();
+        try {
+            return now.plus(remainingValidity());
+        } catch (DateTimeException | ArithmeticException tooFar) {
+            return Instant.MAX;
+        }
+    }
 
     /** Whether the client still believes it holds the lock (see the class comment). */
     boolean isValid();

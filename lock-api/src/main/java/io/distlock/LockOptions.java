@@ -3,6 +3,7 @@ package io.distlock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Lease settings shared by every backend: how long a lease lasts, whether and how often it is
@@ -14,7 +15,9 @@ import java.util.Optional;
  * request is sent and {@code safetyMargin = leaseTime * clockDriftFactor + minimumSafetyMargin}.
  * With {@linkplain #autoRenew() automatic renewal} (the default), a watchdog renews the lease every
  * {@code leaseTime * renewalFraction} for as long as it is held, at most until {@link
- * #maxHoldTime()} if one is set.
+ * #maxHoldTime()} or {@link #maxRenewals()} if one is set: when a cap is reached the lease ends
+ * (it is reported lost, {@link Lease#lost()} completes with a {@link LeaseLostException} naming the
+ * cap, and the lock is deleted on the server).
  */
 public final class LockOptions {
 
@@ -39,6 +42,7 @@ public final class LockOptions {
     private final double clockDriftFactor;
     private final Duration minimumSafetyMargin;
     private final Duration maxHoldTime;
+    private final int maxRenewals; // -1: no cap
     private final LockObserver observer;
     private final Ticker ticker;
 
@@ -49,6 +53,7 @@ public final class LockOptions {
         this.clockDriftFactor = b.clockDriftFactor;
         this.minimumSafetyMargin = b.minimumSafetyMargin;
         this.maxHoldTime = b.maxHoldTime;
+        this.maxRenewals = b.maxRenewals;
         this.observer = b.observer;
         this.ticker = b.ticker;
     }
@@ -71,6 +76,7 @@ public final class LockOptions {
         b.clockDriftFactor = clockDriftFactor;
         b.minimumSafetyMargin = minimumSafetyMargin;
         b.maxHoldTime = maxHoldTime;
+        b.maxRenewals = maxRenewals;
         b.observer = observer;
         b.ticker = ticker;
         return b;
@@ -116,6 +122,18 @@ public final class LockOptions {
         return Optional.ofNullable(maxHoldTime);
     }
 
+    /**
+     * Cap on the number of renewals of one lease; empty for no cap. With a cap of {@code n} the lease
+     * ends (reported lost, deleted on the server) when renewal number {@code n + 1} would be due, that
+     * is about {@code (n + 1) * leaseTime * renewalFraction} after it was acquired. Backends whose
+     * session keeps leases alive (ZooKeeper, etcd) do not renew lease by lease; there the lease ends
+     * at that same point in time. Without {@link #autoRenew()} on a watchdog backend no renewal
+     * happens and the cap never matters.
+     */
+    public OptionalInt maxRenewals() {
+        return maxRenewals < 0 ? OptionalInt.empty() : OptionalInt.of(maxRenewals);
+    }
+
     public LockObserver observer() {
         return observer;
     }
@@ -128,7 +146,8 @@ public final class LockOptions {
     public String toString() {
         return "LockOptions{leaseTime=" + leaseTime + ", autoRenew=" + autoRenew + ", renewalFraction="
                 + renewalFraction + ", clockDriftFactor=" + clockDriftFactor + ", minimumSafetyMargin="
-                + minimumSafetyMargin + ", maxHoldTime=" + maxHoldTime + '}';
+                + minimumSafetyMargin + ", maxHoldTime=" + maxHoldTime
+                + (maxRenewals < 0 ? "" : ", maxRenewals=" + maxRenewals) + '}';
     }
 
     /** Builder for {@link LockOptions}; every setter checks its argument at once. */
@@ -139,6 +158,7 @@ public final class LockOptions {
         private double clockDriftFactor = DEFAULT_CLOCK_DRIFT_FACTOR;
         private Duration minimumSafetyMargin = DEFAULT_MINIMUM_SAFETY_MARGIN;
         private Duration maxHoldTime;
+        private int maxRenewals = -1;
         private LockObserver observer = LockObserver.NONE;
         private Ticker ticker = Ticker.system();
 
@@ -204,6 +224,27 @@ public final class LockOptions {
                 throw new IllegalArgumentException("maxHoldTime must be positive (was " + maxHoldTime + ")");
             }
             this.maxHoldTime = maxHoldTime;
+            return this;
+        }
+
+        /**
+         * Ends a lease (it is reported lost and released) instead of renewing it for the {@code
+         * (maxRenewals + 1)}-th time; see {@link LockOptions#maxRenewals()}. Remove the cap with
+         * {@link #unlimitedRenewals()} (the default).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxRenewals(int maxRenewals) {
+            if (maxRenewals < 0) {
+                throw new IllegalArgumentException("maxRenewals must not be negative (was " + maxRenewals + ")");
+            }
+            this.maxRenewals = maxRenewals;
+            return this;
+        }
+
+        /** Removes a cap set with {@link #maxRenewals(int)}. */
+        public Builder unlimitedRenewals() {
+            this.maxRenewals = -1;
             return this;
         }
 

@@ -2,6 +2,8 @@ package io.distlock;
 
 import io.distlock.spi.LockAdapter;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -52,6 +54,16 @@ public final class ReentrantLockProvider implements LockProvider {
     @Override
     public String backend() {
         return delegate.backend();
+    }
+
+    /**
+     * The wrapped provider's leases: one per lock held, however deeply it is nested. Releasing one
+     * (or {@link #releaseAll()}) releases the lock on the server and invalidates every nested lease
+     * of it.
+     */
+    @Override
+    public List<Lease> heldLeases() {
+        return delegate.heldLeases();
     }
 
     @Override
@@ -170,6 +182,11 @@ public final class ReentrantLockProvider implements LockProvider {
         @Override
         public OptionalLong fencingToken() {
             return hold.lease.fencingToken();
+        }
+
+        @Override
+        public Instant acquiredAt() {
+            return hold.lease.acquiredAt();
         }
 
         @Override

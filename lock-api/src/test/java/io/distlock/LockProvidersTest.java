@@ -50,7 +50,7 @@ class LockProvidersTest {
                 .hasMessageNotContaining("secret");
         assertThatThrownBy(() -> LockProviders.open("mem://x?colour=red&password=hunter2"))
                 .hasMessageContaining("unknown parameter(s) [colour, password]")
-                .hasMessageContaining("accepted: [autoRenew, leaseTime, maxHoldTime]")
+                .hasMessageContaining("accepted: [autoRenew, leaseTime, maxHoldTime, maxRenewals]")
                 .hasMessageNotContaining("hunter2");
         assertThatThrownBy(() -> LockProviders.open("mem://x?leaseTime=1ms"))
                 .hasMessageContaining("leaseTime must be between");

@@ -65,7 +65,7 @@ public final class MemoryLockProvider implements LockProvider {
         return server;
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -4,6 +4,8 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.Ticker;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.event.Level;
 
 /** The engine's lease: state machine HELD → (LOST →) RELEASED. */
 final class EngineLease implements Lease {
@@ -29,6 +32,9 @@ final class EngineLease implements Lease {
     private final AcquireContext ctx;
     private final Ticker ticker;
     private final long acquiredAt;
+    private final Instant acquiredAtWall = Instant.now();
+    private int renewals; // touched only by the watchdog thread
+    private int failedRenewalsInARow; // touched only by the watchdog thread
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final AtomicBoolean serverReleased = new AtomicBoolean();
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
@@ -36,6 +42,7 @@ final class EngineLease implements Lease {
     private volatile ScheduledFuture<?> renewTask;
     private volatile ScheduledFuture<?> expiryTask;
     private volatile ScheduledFuture<?> capTask;
+    private volatile ScheduledFuture<?> renewalCapTask;
 
     EngineLease(LockEngine engine, String name, HeldLock held, AcquireContext ctx, long acquiredAt) {
         this.engine = engine;
@@ -62,6 +69,22 @@ final class EngineLease implements Lease {
             long delay = Deadlines.remaining(ticker, Deadlines.after(acquiredAt, cap));
             capTask = engine.timer().schedule(this::capReached, delay, TimeUnit.NANOSECONDS);
         });
+        if (engine.renewalMode() == RenewalMode.SESSION && options.maxRenewals().isPresent()) {
+            // the session renews without the engine: end the lease where the watchdog would have
+            // refused renewal number maxRenewals + 1
+            int max = options.maxRenewals().getAsInt();
+            long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
+            long at;
+            try {
+                at = Deadlines.after(acquiredAt, Math.multiplyExact(interval, max + 1L));
+            } catch (ArithmeticException overflow) {
+                at = Deadlines.NEVER;
+            }
+            long delay = Deadlines.remaining(ticker, at);
+            if (delay != Long.MAX_VALUE) {
+                renewalCapTask = engine.timer().schedule(() -> renewalCapReached(max), delay, TimeUnit.NANOSECONDS);
+            }
+        }
         scheduleExpiryCheck();
     }
 
@@ -101,13 +124,33 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return;
         }
+        OptionalInt maxRenewals = ctx.options().maxRenewals();
+        if (maxRenewals.isPresent() && renewals >= maxRenewals.getAsInt()) {
+            renewalCapReached(maxRenewals.getAsInt());
+            return;
+        }
         if (Deadlines.passed(ticker, held.validUntilNanos())) {
             markLost(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
             return;
         }
         try {
             if (held.renew()) {
+                renewals++;
+                failedRenewalsInARow = 0;
                 engine.notify(o -> o.renewed(engine.backend(), name));
+                if (LockEngine.log.isTraceEnabled()) {
+                    LogEvents.log(
+                            LockEngine.log,
+                            Level.TRACE,
+                            LogEvents.RENEWED,
+                            null,
+                            LogEvents.LOCK,
+                            name,
+                            LogEvents.BACKEND,
+                            engine.backend(),
+                            LogEvents.TOKEN,
+                            held.fencingToken());
+                }
                 scheduleExpiryCheck();
             } else {
                 markLost(new LeaseLostException(
@@ -115,6 +158,20 @@ final class EngineLease implements Lease {
             }
         } catch (RuntimeException e) {
             engine.notify(o -> o.renewalFailed(engine.backend(), name, e));
+            // one warning per streak of failures: an outage does not flood the log
+            LogEvents.log(
+                    LockEngine.log,
+                    failedRenewalsInARow++ == 0 ? Level.WARN : Level.DEBUG,
+                    LogEvents.RENEWAL_FAILED,
+                    e,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    engine.backend(),
+                    LogEvents.TOKEN,
+                    held.fencingToken(),
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
             if (Deadlines.passed(ticker, held.validUntilNanos())) {
                 markLost(new LeaseLostException(
                         "renewal failed and the validity deadline passed", name, engine.backend(), e));
@@ -123,7 +180,20 @@ final class EngineLease implements Lease {
     }
 
     private void capReached() {
-        if (markLost(new LeaseLostException("maximum hold time reached", name, engine.backend()))) {
+        endAtCap(new LeaseLostException(
+                "maximum hold time (" + ctx.options().maxHoldTime().orElseThrow() + ") reached",
+                name,
+                engine.backend()));
+    }
+
+    private void renewalCapReached(int maxRenewals) {
+        endAtCap(new LeaseLostException(
+                "maximum number of renewals (" + maxRenewals + ") reached", name, engine.backend()));
+    }
+
+    /** A cap ended the lease: report it lost, then delete it on the server (owner-only). */
+    private void endAtCap(LeaseLostException cause) {
+        if (markLost(cause, Level.INFO)) {
             try {
                 engine.watchdog().execute(this::serverReleaseQuietly);
             } catch (RejectedExecutionException closing) {
@@ -140,13 +210,19 @@ final class EngineLease implements Lease {
         }
     }
 
-    /** Marks the lease lost; returns whether this call did it. */
+    /** Marks the lease lost (logged at WARN); returns whether this call did it. */
     boolean markLost(LeaseLostException cause) {
+        return markLost(cause, Level.WARN);
+    }
+
+    /** Marks the lease lost, logging it at {@code level}; returns whether this call did it. */
+    boolean markLost(LeaseLostException cause, Level level) {
         if (!state.compareAndSet(State.HELD, State.LOST)) {
             return false;
         }
         lossCause = cause;
         cancelTasks(false);
+        logLost(cause, level);
         // observers first, so metrics are up to date when code waiting on lost() runs
         engine.notify(o -> o.lost(engine.backend(), name, cause));
         lost.complete(cause);
@@ -166,6 +242,10 @@ final class EngineLease implements Lease {
         if (t != null && includingCap) {
             t.cancel(false);
         }
+        t = renewalCapTask;
+        if (t != null && includingCap) {
+            t.cancel(false);
+        }
     }
 
     private boolean serverRelease() {
@@ -178,6 +258,11 @@ final class EngineLease implements Lease {
     @Override
     public String lockName() {
         return name;
+    }
+
+    @Override
+    public Instant acquiredAt() {
+        return acquiredAtWall;
     }
 
     @Override
@@ -239,6 +324,7 @@ final class EngineLease implements Lease {
                 LeaseLostException cause =
                         new LeaseLostException("validity deadline passed before release", name, engine.backend());
                 lossCause = cause;
+                logLost(cause, Level.WARN);
                 engine.notify(o -> o.lost(engine.backend(), name, cause));
                 lost.complete(cause);
             }
@@ -261,13 +347,48 @@ final class EngineLease implements Lease {
         }
         boolean result = wasValid && owned;
         engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+        if (LockEngine.log.isDebugEnabled()) {
+            LogEvents.log(
+                    LockEngine.log,
+                    Level.DEBUG,
+                    LogEvents.RELEASED,
+                    null,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    engine.backend(),
+                    LogEvents.TOKEN,
+                    held.fencingToken(),
+                    LogEvents.HELD_MS,
+                    TimeUnit.NANOSECONDS.toMillis(heldFor),
+                    LogEvents.WAS_VALID,
+                    result);
+        }
         return result;
+    }
+
+    private void logLost(LeaseLostException cause, Level level) {
+        LogEvents.log(
+                LockEngine.log,
+                level,
+                LogEvents.LOST,
+                null,
+                LogEvents.LOCK,
+                name,
+                LogEvents.BACKEND,
+                engine.backend(),
+                LogEvents.TOKEN,
+                held.fencingToken(),
+                LogEvents.REASON,
+                rawMessage(cause));
     }
 
     /** Release during provider close: reports the lease lost to anyone listening, then releases. */
     void releaseOnClose() {
         if (state.get() == State.HELD) {
-            markLost(new LeaseLostException("provider was closed while the lease was held", name, engine.backend()));
+            markLost(
+                    new LeaseLostException("provider was closed while the lease was held", name, engine.backend()),
+                    Level.DEBUG);
         }
         release();
     }

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The shared half of every provider: it turns a {@link LockDriver}'s primitives into the full
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class LockEngine implements LockProvider {
-    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    /** The logger of every engine event; see {@link LogEvents}. */
+    static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final long MIN_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -124,7 +127,7 @@ public final class LockEngine implements LockProvider {
         return driver;
     }
 
-    /** A snapshot of the leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return List.copyOf(leases);
     }
@@ -148,7 +151,17 @@ public final class LockEngine implements LockProvider {
             try {
                 lease.releaseOnClose();
             } catch (RuntimeException e) {
-                log.debug("distlock.close.release_failed lock={} backend={}", lease.lockName(), backend, e);
+                LogEvents.log(
+                        log,
+                        Level.DEBUG,
+                        LogEvents.CLOSE_RELEASE_FAILED,
+                        e,
+                        LogEvents.LOCK,
+                        lease.lockName(),
+                        LogEvents.BACKEND,
+                        backend,
+                        LogEvents.ERROR,
+                        LogEvents.errorName(e));
             }
         }
         watchdog.shutdownNow();
@@ -178,13 +191,21 @@ public final class LockEngine implements LockProvider {
         timer.shutdownNow();
         watchdog.shutdownNow();
         for (EngineLease lease : new ArrayList<>(leases)) {
-            lease.markLost(new LeaseLostException("provider was abandoned", lease.lockName(), backend));
+            lease.markLost(new LeaseLostException("provider was abandoned", lease.lockName(), backend), Level.DEBUG);
             leases.remove(lease);
         }
         try {
             driver.close();
         } catch (RuntimeException e) {
-            log.debug("distlock.abandon.driver_close_failed backend={}", backend, e);
+            LogEvents.log(
+                    log,
+                    Level.DEBUG,
+                    LogEvents.ABANDON_DRIVER_CLOSE_FAILED,
+                    e,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
         }
         awaitThreads();
     }
@@ -192,7 +213,7 @@ public final class LockEngine implements LockProvider {
     private void awaitThreads() {
         try {
             if (!watchdog.awaitTermination(5, TimeUnit.SECONDS) || !timer.awaitTermination(5, TimeUnit.SECONDS)) {
-                log.warn("distlock.close.threads_still_running backend={}", backend);
+                LogEvents.log(log, Level.WARN, LogEvents.CLOSE_THREADS_STILL_RUNNING, null, LogEvents.BACKEND, backend);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -218,6 +239,19 @@ public final class LockEngine implements LockProvider {
         long deadline = maxWaitNanos == Long.MAX_VALUE ? Deadlines.NEVER : Deadlines.after(start, maxWaitNanos);
         notify(o -> o.attempt(
                 backend, name, Duration.ofNanos(maxWaitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : maxWaitNanos)));
+        if (log.isTraceEnabled()) {
+            LogEvents.log(
+                    log,
+                    Level.TRACE,
+                    LogEvents.ATTEMPT,
+                    null,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.MAX_WAIT_MS,
+                    maxWaitNanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
+        }
         LossRelay relay = new LossRelay();
         AcquireContext ctx = new AcquireContext(name, backend, options, relay);
         Contender contender = driver.contender(ctx);
@@ -228,6 +262,7 @@ public final class LockEngine implements LockProvider {
         try {
             while (true) {
                 Optional<HeldLock> held;
+                long sentAt = ticker.read();
                 try {
                     held = contender.tryAcquire();
                 } catch (BackendUnavailableException e) {
@@ -256,10 +291,27 @@ public final class LockEngine implements LockProvider {
                     HeldLock h = held.get();
                     if (!Deadlines.passed(ticker, h.validUntilNanos())) {
                         acquired = true;
-                        EngineLease lease = new EngineLease(this, name, h, ctx, start);
+                        // held from the request that got it, not from the start of the wait: the hold
+                        // time reported to observers and maxHoldTime count holding, not waiting
+                        EngineLease lease = new EngineLease(this, name, h, ctx, sentAt);
                         register(lease, relay);
                         long waited = ticker.read() - start;
                         notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
+                        if (log.isDebugEnabled()) {
+                            LogEvents.log(
+                                    log,
+                                    Level.DEBUG,
+                                    LogEvents.ACQUIRED,
+                                    null,
+                                    LogEvents.LOCK,
+                                    name,
+                                    LogEvents.BACKEND,
+                                    backend,
+                                    LogEvents.TOKEN,
+                                    h.fencingToken(),
+                                    LogEvents.WAITED_MS,
+                                    TimeUnit.NANOSECONDS.toMillis(waited));
+                        }
                         return Optional.of(lease);
                     }
                     // Acquired, but the reply came too late to leave any validity: give it back. The
@@ -281,6 +333,19 @@ public final class LockEngine implements LockProvider {
                 if (Deadlines.passed(ticker, deadline)) {
                     long waited = ticker.read() - start;
                     notify(o -> o.notAcquired(backend, name, Duration.ofNanos(waited)));
+                    if (log.isDebugEnabled()) {
+                        LogEvents.log(
+                                log,
+                                Level.DEBUG,
+                                LogEvents.NOT_ACQUIRED,
+                                null,
+                                LogEvents.LOCK,
+                                name,
+                                LogEvents.BACKEND,
+                                backend,
+                                LogEvents.WAITED_MS,
+                                TimeUnit.NANOSECONDS.toMillis(waited));
+                    }
                     return Optional.empty();
                 }
                 if (Thread.interrupted()) {
@@ -292,6 +357,17 @@ public final class LockEngine implements LockProvider {
         } catch (InterruptedException | RuntimeException | Error e) {
             failure = e;
             notify(o -> o.failed(backend, name, e));
+            LogEvents.log(
+                    log,
+                    Level.DEBUG,
+                    LogEvents.ACQUIRE_FAILED,
+                    e,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
             throw e;
         } finally {
             if (!acquired) {
@@ -302,7 +378,17 @@ public final class LockEngine implements LockProvider {
                     if (failure != null) {
                         failure.addSuppressed(cleanup);
                     } else {
-                        log.debug("distlock.abandon_failed lock={} backend={}", name, backend, cleanup);
+                        LogEvents.log(
+                                log,
+                                Level.DEBUG,
+                                LogEvents.ABANDON_FAILED,
+                                cleanup,
+                                LogEvents.LOCK,
+                                name,
+                                LogEvents.BACKEND,
+                                backend,
+                                LogEvents.ERROR,
+                                LogEvents.errorName(cleanup));
                     }
                 }
             }
@@ -321,7 +407,17 @@ public final class LockEngine implements LockProvider {
         try {
             h.release();
         } catch (RuntimeException e) {
-            log.debug("distlock.release_late_acquisition_failed lock={} backend={}", name, backend, e);
+            LogEvents.log(
+                    log,
+                    Level.DEBUG,
+                    LogEvents.RELEASE_LATE_ACQUISITION_FAILED,
+                    e,
+                    LogEvents.LOCK,
+                    name,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
         }
     }
 
@@ -359,7 +455,15 @@ public final class LockEngine implements LockProvider {
         try {
             call.accept(options.observer());
         } catch (RuntimeException e) {
-            log.warn("distlock.observer_failed backend={}", backend, e);
+            LogEvents.log(
+                    log,
+                    Level.WARN,
+                    LogEvents.OBSERVER_FAILED,
+                    e,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
         }
     }
 

@@ -144,8 +144,8 @@ public final class UriParameters {
     }
 
     /**
-     * Applies the common parameters ({@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}) to
-     * {@code base}.
+     * Applies the common parameters ({@code leaseTime}, {@code autoRenew}, {@code maxHoldTime},
+     * {@code maxRenewals}) to {@code base}.
      */
     public LockOptions lockOptions(LockOptions base) {
         LockOptions.Builder b = base.mutate();
@@ -161,6 +161,10 @@ public final class UriParameters {
             Duration cap = duration("maxHoldTime", null);
             if (cap != null) {
                 b.maxHoldTime(cap);
+            }
+            Integer renewals = integer("maxRenewals", null);
+            if (renewals != null) {
+                b.maxRenewals(renewals);
             }
             return b.build();
         } catch (IllegalArgumentException e) {

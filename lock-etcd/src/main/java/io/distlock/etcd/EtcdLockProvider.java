@@ -132,7 +132,7 @@ public final class EtcdLockProvider implements LockProvider {
         return engine.backend();
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -167,7 +167,7 @@ public final class MySqlLockProvider implements LockProvider {
         return options;
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -112,6 +112,11 @@ final class MySqlTckFixture implements TckFixture {
         }
 
         @Override
+        public List<Lease> heldLeases() {
+            return provider.heldLeases();
+        }
+
+        @Override
         public void close() {
             try {
                 provider.close();

@@ -136,7 +136,7 @@ public final class RedisLockProvider implements LockProvider {
         return engine.backend();
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -140,7 +140,7 @@ public final class RedlockLockProvider implements LockProvider {
         return driver.addresses();
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -54,7 +54,15 @@ class BrokenProvidersTest {
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ValidAfterLostTck.class,
-                        Set.of("TCK-3.3", "TCK-6.2", "TCK-7.3", "TCK-8.1", "TCK-8.2", "TCK-8.3", "TCK-10.2"),
+                        Set.of(
+                                "TCK-3.3",
+                                "TCK-6.2",
+                                "TCK-7.3",
+                                "TCK-8.1",
+                                "TCK-8.2",
+                                "TCK-8.3",
+                                "TCK-10.2",
+                                "TCK-11.1"),
                         Set.of("TCK-7.1")),
                 Arguments.of(BrokenProviders.FormatCharactersDroppedTck.class, Set.of("TCK-4.6"), Set.of()));
     }

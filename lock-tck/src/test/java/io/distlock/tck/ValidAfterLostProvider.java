@@ -7,6 +7,8 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockProvider;
 import io.distlock.spi.LockAdapter;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -70,6 +72,11 @@ final class ValidAfterLostProvider implements LockProvider {
     }
 
     @Override
+    public List<Lease> heldLeases() {
+        return delegate.heldLeases();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }
@@ -91,6 +98,11 @@ final class ValidAfterLostProvider implements LockProvider {
         @Override
         public OptionalLong fencingToken() {
             return inner.fencingToken();
+        }
+
+        @Override
+        public Instant acquiredAt() {
+            return inner.acquiredAt();
         }
 
         @Override

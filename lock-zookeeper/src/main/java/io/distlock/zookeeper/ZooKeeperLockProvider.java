@@ -163,7 +163,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
         return driver.lockPath(name);
     }
 
-    /** The leases acquired through this provider and not yet released. */
+    @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.ErrorListenerPathAndBytesable;
@@ -30,7 +32,10 @@ final class ZkContender implements Contender {
     private final ZkDriver driver;
     private final AcquireContext ctx;
     private final String parent;
-    private final Object monitor = new Object();
+    // a Lock, not a monitor: on Java 21-23 a virtual thread waiting in Object.wait() inside
+    // synchronized pins its carrier thread for the whole wait
+    private final ReentrantLock monitor = new ReentrantLock();
+    private final Condition changed = monitor.newCondition();
     private boolean signalled;
 
     private String ourName;
@@ -270,8 +275,11 @@ final class ZkContender implements Contender {
         if (predecessor == null || driver.isClosed()) {
             return;
         }
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             signalled = false;
+        } finally {
+            monitor.unlock();
         }
         driver.waiting.add(this);
         try {
@@ -299,14 +307,17 @@ final class ZkContender implements Contender {
             if (ZkDriver.code(ev) != KeeperException.Code.OK || ev.getStat() == null) {
                 return; // predecessor already gone (or the check failed): try again at once
             }
-            synchronized (monitor) {
+            monitor.lock();
+            try {
                 while (!signalled && !driver.isClosed()) {
                     long left = Deadlines.remaining(ctx.ticker(), deadlineNanos);
                     if (left <= 0) {
                         return;
                     }
-                    TimeUnit.NANOSECONDS.timedWait(monitor, Math.min(left, TimeUnit.SECONDS.toNanos(60)));
+                    changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(60)));
                 }
+            } finally {
+                monitor.unlock();
             }
         } finally {
             driver.waiting.remove(this);
@@ -314,9 +325,12 @@ final class ZkContender implements Contender {
     }
 
     void signal() {
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             signalled = true;
-            monitor.notifyAll();
+            changed.signalAll();
+        } finally {
+            monitor.unlock();
         }
     }
 

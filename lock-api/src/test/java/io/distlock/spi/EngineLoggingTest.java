@@ -1,0 +1,236 @@
+package io.distlock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.Lease;
+import io.distlock.LockObserver;
+import io.distlock.LockOptions;
+import io.distlock.memory.MemoryLockProvider;
+import io.distlock.memory.MemoryLockServer;
+import io.distlock.spi.CapturingSlf4jProvider.Capture;
+import io.distlock.spi.CapturingSlf4jProvider.Event;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
+
+/** The engine's log events (see {@link LogEvents}), captured through a test SLF4J binding. */
+class EngineLoggingTest {
+    private final MemoryLockServer server = MemoryLockServer.create();
+    private final Capture capture = CapturingSlf4jProvider.capture();
+
+    @AfterEach
+    void stopCapture() {
+        capture.close();
+        server.setAvailable(true);
+    }
+
+    private MemoryLockProvider client(LockOptions options) {
+        return MemoryLockProvider.builder().server(server).options(options).build();
+    }
+
+    /** Events of the engine's logger about {@code lock}, in order. */
+    private List<Event> events(String lock) {
+        return capture.events().stream()
+                .filter(e -> e.logger().equals(LockEngine.class.getName()))
+                .filter(e -> lock.equals(e.keyValues().get(LogEvents.LOCK)))
+                .toList();
+    }
+
+    private Event event(String lock, String name) {
+        return events(lock).stream()
+                .filter(e -> e.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " for " + lock + " in " + events(lock)));
+    }
+
+    @Test
+    void acquireAndRelease_hotPath_debugEventsWithLockBackendAndTokenAndNothingAtInfo() {
+        try (MemoryLockProvider p = client(LockOptions.defaults())) {
+            Lease lease = p.lock("log-hot").tryAcquire().orElseThrow();
+            long token = lease.fencingToken().getAsLong();
+            lease.release();
+
+            assertThat(events("log-hot"))
+                    .extracting(Event::name)
+                    .containsExactly(LogEvents.ATTEMPT, LogEvents.ACQUIRED, LogEvents.RELEASED);
+            assertThat(events("log-hot")).allSatisfy(e -> assertThat(e.level()).isIn(Level.TRACE, Level.DEBUG));
+            Event acquired = event("log-hot", LogEvents.ACQUIRED);
+            assertThat(acquired.level()).isEqualTo(Level.DEBUG);
+            assertThat(acquired.keyValues())
+                    .containsEntry(LogEvents.LOCK, "log-hot")
+                    .containsEntry(LogEvents.BACKEND, "mem")
+                    .containsEntry(LogEvents.TOKEN, token)
+                    .containsKey(LogEvents.WAITED_MS);
+            assertThat(acquired.message())
+                    .startsWith("distlock.acquired lock=log-hot backend=mem token=" + token + " waited_ms=");
+            Event released = event("log-hot", LogEvents.RELEASED);
+            assertThat(released.level()).isEqualTo(Level.DEBUG);
+            assertThat(released.keyValues())
+                    .containsEntry(LogEvents.TOKEN, token)
+                    .containsEntry(LogEvents.WAS_VALID, true)
+                    .containsKey(LogEvents.HELD_MS);
+        }
+    }
+
+    @Test
+    void tryAcquire_heldElsewhere_notAcquiredAtDebugWithTheWait() throws Exception {
+        try (MemoryLockProvider a = client(LockOptions.defaults());
+                MemoryLockProvider b = client(LockOptions.defaults())) {
+            Lease held = a.lock("log-busy").tryAcquire().orElseThrow();
+            assertThat(b.lock("log-busy").tryAcquire(Duration.ofMillis(50))).isEmpty();
+            held.release();
+
+            Event notAcquired = event("log-busy", LogEvents.NOT_ACQUIRED);
+            assertThat(notAcquired.level()).isEqualTo(Level.DEBUG);
+            assertThat((Long) notAcquired.keyValues().get(LogEvents.WAITED_MS)).isGreaterThanOrEqualTo(50L);
+            assertThat(notAcquired.keyValues()).doesNotContainKey(LogEvents.TOKEN);
+            assertThat(events("log-busy"))
+                    .filteredOn(e -> e.name().equals(LogEvents.ATTEMPT))
+                    .extracting(e -> e.keyValues().get(LogEvents.MAX_WAIT_MS))
+                    .containsExactly(0L, 50L); // a's single try, then b's wait
+        }
+    }
+
+    @Test
+    void renewal_leaseKeptAlive_renewedAtTraceOnly() {
+        try (MemoryLockProvider p =
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(60)).build())) {
+            Lease lease = p.lock("log-renew").tryAcquire().orElseThrow();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> events("log-renew").stream()
+                                    .filter(e -> e.name().equals(LogEvents.RENEWED))
+                                    .count()
+                            >= 3);
+            lease.release();
+
+            assertThat(event("log-renew", LogEvents.RENEWED).level()).isEqualTo(Level.TRACE);
+            assertThat(event("log-renew", LogEvents.RENEWED).keyValues()).containsKey(LogEvents.TOKEN);
+            assertThat(events("log-renew"))
+                    .allSatisfy(e -> assertThat(e.level()).isIn(Level.TRACE, Level.DEBUG));
+        }
+    }
+
+    @Test
+    void lost_lockTakenAwayOnTheServer_warnWithTheReason() throws Exception {
+        try (MemoryLockProvider p =
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(150)).build())) {
+            Lease lease = p.lock("log-lost").tryAcquire().orElseThrow();
+            server.expire("log-lost");
+            lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+            Event lost = event("log-lost", LogEvents.LOST);
+            assertThat(lost.level()).isEqualTo(Level.WARN);
+            assertThat(lost.keyValues())
+                    .containsEntry(LogEvents.BACKEND, "mem")
+                    .containsEntry(LogEvents.TOKEN, lease.fencingToken().getAsLong())
+                    .containsEntry(LogEvents.REASON, "renewal found the lock gone or owned by another client");
+        }
+    }
+
+    @Test
+    void lost_maxHoldTimeReached_infoBecauseACapEndedIt() throws Exception {
+        try (MemoryLockProvider p = client(LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(2))
+                .maxHoldTime(Duration.ofMillis(100))
+                .build())) {
+            Lease lease = p.lock("log-cap").tryAcquire().orElseThrow();
+            lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+            Event lost = event("log-cap", LogEvents.LOST);
+            assertThat(lost.level()).isEqualTo(Level.INFO);
+            assertThat((String) lost.keyValues().get(LogEvents.REASON)).startsWith("maximum hold time");
+        }
+    }
+
+    @Test
+    void renewalFailed_serverUnavailable_oneWarnPerStreakThenLost() throws Exception {
+        try (MemoryLockProvider p =
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(300)).build())) {
+            Lease lease = p.lock("log-outage").tryAcquire().orElseThrow();
+            server.setAvailable(false);
+            lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+            List<Event> failures = events("log-outage").stream()
+                    .filter(e -> e.name().equals(LogEvents.RENEWAL_FAILED))
+                    .toList();
+            assertThat(failures).hasSizeGreaterThanOrEqualTo(2); // renewed every 100 ms, lost after ~300 ms
+            assertThat(failures.get(0).level()).isEqualTo(Level.WARN);
+            assertThat(failures.subList(1, failures.size()))
+                    .allSatisfy(e -> assertThat(e.level()).isEqualTo(Level.DEBUG));
+            assertThat(failures.get(0).keyValues()).containsKey(LogEvents.ERROR);
+            assertThat(failures.get(0).error()).isNotNull();
+            assertThat(event("log-outage", LogEvents.LOST).level()).isEqualTo(Level.WARN);
+        }
+    }
+
+    @Test
+    void close_leaseHeld_lossLoggedAtDebugOnly() {
+        MemoryLockProvider p = client(LockOptions.defaults());
+        p.lock("log-close").tryAcquire().orElseThrow();
+        p.close();
+
+        assertThat(event("log-close", LogEvents.LOST).level()).isEqualTo(Level.DEBUG);
+        assertThat(events("log-close")).allSatisfy(e -> assertThat(e.level()).isIn(Level.TRACE, Level.DEBUG));
+    }
+
+    @Test
+    void observerThrows_warnNamingTheBackendAndError() {
+        LockObserver broken = new LockObserver() {
+            @Override
+            public void acquired(String backend, String lockName, Duration waited, java.util.OptionalLong token) {
+                throw new IllegalStateException("observer bug");
+            }
+        };
+        try (MemoryLockProvider p =
+                client(LockOptions.builder().observer(broken).build())) {
+            p.lock("log-observer").tryAcquire().orElseThrow().release();
+        }
+        Event failed = capture.events().stream()
+                .filter(e -> e.name().equals(LogEvents.OBSERVER_FAILED))
+                .findFirst()
+                .orElseThrow();
+        assertThat(failed.level()).isEqualTo(Level.WARN);
+        assertThat(failed.keyValues())
+                .containsEntry(LogEvents.BACKEND, "mem")
+                .containsEntry(LogEvents.ERROR, IllegalStateException.class.getName());
+    }
+
+    @Test
+    void everyEngineEvent_hasADocumentedNameAndKeys() {
+        try (MemoryLockProvider a = client(LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(60))
+                        .maxRenewals(2)
+                        .build());
+                MemoryLockProvider b = client(LockOptions.defaults())) {
+            Lease lease = a.lock("log-all").tryAcquire().orElseThrow();
+            assertThat(b.lock("log-all").tryAcquire()).isEmpty();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+            lease.release();
+        }
+        List<Event> engine = capture.events().stream()
+                .filter(e -> e.logger().equals(LockEngine.class.getName()))
+                .toList();
+        assertThat(engine).isNotEmpty();
+        assertThat(engine).allSatisfy(e -> {
+            assertThat(LogEvents.EVENTS).contains(e.name());
+            assertThat(LogEvents.KEYS).containsAll(e.keyValues().keySet());
+            assertThat(e.keyValues()).containsKey(LogEvents.BACKEND);
+        });
+    }
+
+    @Test
+    void docsLoggingTable_listsEveryEventAndKey() throws IOException {
+        Path doc = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "..", "docs", "logging.md");
+        String text = Files.readString(doc, StandardCharsets.UTF_8);
+        assertThat(LogEvents.EVENTS).allSatisfy(e -> assertThat(text).contains("`" + e + "`"));
+        assertThat(LogEvents.KEYS).allSatisfy(k -> assertThat(text).contains("`" + k + "`"));
+    }
+}
