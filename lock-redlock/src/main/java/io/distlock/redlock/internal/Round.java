@@ -4,13 +4,16 @@ import io.distlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
 /**
  * One request sent to every node at once, and the wait for its outcome: the wait ends as soon as a
  * quorum of nodes said yes, or as soon as a quorum has become impossible, or at the deadline
  * (nodes that have not answered by then count as failed). Thread-safe; the node futures complete it.
+ * Guarded by a {@link ReentrantLock}, not a monitor, so that a virtual thread waiting for a round
+ * does not pin its carrier (Java 21–23).
  */
 final class Round<T> {
     private final List<Node> nodes;
@@ -22,6 +25,8 @@ final class Round<T> {
     private int yesCount;
     private int noCount;
     private int errorCount;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
 
     private Round(List<Node> nodes, int quorum, Predicate<T> yes) {
         this.nodes = nodes;
@@ -48,7 +53,17 @@ final class Round<T> {
         return r;
     }
 
-    private synchronized void record(int i, T value, Throwable error) {
+    private void record(int i, T value, Throwable error) {
+        lock.lock();
+        try {
+            recordLocked(i, value, error);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void recordLocked(int i, T value, Throwable error) {
         if (error != null) {
             errors[i] = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                     ? error.getCause()
@@ -62,7 +77,6 @@ final class Round<T> {
                 noCount++;
             }
         }
-        notifyAll();
     }
 
     private boolean decided() {
@@ -75,16 +89,20 @@ final class Round<T> {
      *
      * @return whether a quorum said yes
      */
-    synchronized boolean await(Ticker ticker, long deadline) throws InterruptedException {
-        while (!decided()) {
-            long left = deadline - ticker.read();
-            if (left <= 0) {
-                break;
+    boolean await(Ticker ticker, long deadline) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while (!decided()) {
+                long left = deadline - ticker.read();
+                if (left <= 0) {
+                    break;
+                }
+                changed.awaitNanos(left);
             }
-            long ms = TimeUnit.NANOSECONDS.toMillis(left);
-            wait(ms, (int) (left - TimeUnit.MILLISECONDS.toNanos(ms)));
+            return yesCount >= quorum;
+        } finally {
+            lock.unlock();
         }
-        return yesCount >= quorum;
     }
 
     /**
@@ -109,31 +127,56 @@ final class Round<T> {
         }
     }
 
-    synchronized int yesCount() {
-        return yesCount;
+    int yesCount() {
+        lock.lock();
+        try {
+            return yesCount;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    synchronized int noCount() {
-        return noCount;
+    int noCount() {
+        lock.lock();
+        try {
+            return noCount;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Number of nodes that failed or have not answered (yet). */
-    synchronized int unansweredCount() {
-        return nodes.size() - yesCount - noCount;
+    int unansweredCount() {
+        lock.lock();
+        try {
+            return nodes.size() - yesCount - noCount;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The answer of node {@code i}, or null if it failed or has not answered (yet). */
     @SuppressWarnings("unchecked")
-    synchronized T answer(int i) {
-        return (T) answers[i];
+    T answer(int i) {
+        lock.lock();
+        try {
+            return (T) answers[i];
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether node {@code i} answered yes (so far). */
-    synchronized boolean saidYes(int i) {
-        Object a = answers[i];
-        @SuppressWarnings("unchecked")
-        T t = (T) a;
-        return a != null && yes.test(t);
+    boolean saidYes(int i) {
+        lock.lock();
+        try {
+            Object a = answers[i];
+            @SuppressWarnings("unchecked")
+            T t = (T) a;
+            return a != null && yes.test(t);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The future of node {@code i}'s request. */
@@ -146,36 +189,49 @@ final class Round<T> {
      * reply was still pending: {@code "no reply in time"} if the deadline passed, otherwise the round
      * was decided early (a majority had become impossible) and they are listed as pending.
      */
-    synchronized String describeUnanswered(boolean deadlinePassed) {
-        StringBuilder failed = new StringBuilder();
-        StringBuilder pending = new StringBuilder();
-        for (Node n : nodes) {
-            int i = n.index();
-            if (answers[i] != null) {
-                continue;
+    String describeUnanswered(boolean deadlinePassed) {
+        lock.lock();
+        try {
+            StringBuilder failed = new StringBuilder();
+            StringBuilder pending = new StringBuilder();
+            for (Node n : nodes) {
+                int i = n.index();
+                if (answers[i] != null) {
+                    continue;
+                }
+                Throwable e = errors[i];
+                if (e == null && !deadlinePassed) {
+                    pending.append(pending.length() > 0 ? ", " : "").append(n.address());
+                    continue;
+                }
+                failed.append(failed.length() > 0 ? ", " : "")
+                        .append(n.address())
+                        .append(" (");
+                failed.append(e == null ? "no reply in time" : reason(e)).append(')');
             }
-            Throwable e = errors[i];
-            if (e == null && !deadlinePassed) {
-                pending.append(pending.length() > 0 ? ", " : "").append(n.address());
-                continue;
+            if (pending.length() > 0) {
+                failed.append("; still pending when a majority became impossible: ")
+                        .append(pending);
             }
-            failed.append(failed.length() > 0 ? ", " : "").append(n.address()).append(" (");
-            failed.append(e == null ? "no reply in time" : reason(e)).append(')');
+            return failed.toString();
+        } finally {
+            lock.unlock();
         }
-        if (pending.length() > 0) {
-            failed.append("; still pending when a majority became impossible: ").append(pending);
-        }
-        return failed.toString();
     }
 
     /** The first error, for use as a cause. */
-    synchronized Throwable firstError() {
-        for (Throwable e : errors) {
-            if (e != null) {
-                return e;
+    Throwable firstError() {
+        lock.lock();
+        try {
+            for (Throwable e : errors) {
+                if (e != null) {
+                    return e;
+                }
             }
+            return null;
+        } finally {
+            lock.unlock();
         }
-        return null;
     }
 
     private static String reason(Throwable e) {
