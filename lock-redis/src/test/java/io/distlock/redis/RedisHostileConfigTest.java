@@ -21,6 +21,7 @@ class RedisHostileConfigTest {
 
     static Stream<Arguments> badUris() {
         return Stream.of(
+                Arguments.of("redis://" + PW + "@127.0.0.1:abc", "port must be a number"),
                 Arguments.of("redis://u:" + PW + "@", "host"),
                 Arguments.of("redis://u:" + PW + "@/0", "host"),
                 Arguments.of("redis://u:" + PW + "@127.0.0.1:0", "port must be between 1 and 65535"),

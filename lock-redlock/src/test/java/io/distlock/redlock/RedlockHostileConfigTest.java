@@ -22,6 +22,7 @@ class RedlockHostileConfigTest {
 
     static Stream<Arguments> badUris() {
         return Stream.of(
+                Arguments.of("redlock://" + PW + "@127.0.0.1:1,127.0.0.1:2", "at least 3"),
                 Arguments.of("redlock://u:" + PW + "@", "needs nodes"),
                 Arguments.of("redlock://u:" + PW + "@/x", "needs nodes"),
                 Arguments.of("redlock://u:" + PW + "@127.0.0.1:1,127.0.0.1:2,127.0.0.1:0", "port"),

@@ -80,6 +80,10 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
             throw params.error(e.getMessage());
         }
         params.rejectUnknown();
-        return b.build();
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw params.error(e.getMessage());
+        }
     }
 }
