@@ -24,6 +24,8 @@ public final class UriParameters {
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
     /** {@code //user:password@}: the password runs to the last {@code @} of the authority (it may contain {@code @}). */
     private static final Pattern USERINFO = Pattern.compile("(//[^/?#@:]*):[^/?#]*@");
+    /** {@code //secret@}: a user info without a colon, which Redis and Redlock read as a password. */
+    private static final Pattern LONE_USERINFO = Pattern.compile("(//)[^/?#:]*@");
 
     private final String backend;
     private final String redactedUri;
@@ -63,10 +65,15 @@ public final class UriParameters {
         return redact(uri.toString());
     }
 
-    /** {@code uri} with any password replaced by {@code ****}; also masks {@code password=} parameters. */
+    /**
+     * {@code uri} with any password replaced by {@code ****}; also masks {@code password=} parameters
+     * and a user info without a colon ({@code redis://secret@host}, which Redis URIs read as the
+     * password).
+     */
     public static String redact(String uri) {
         Matcher m = USERINFO.matcher(uri);
         String s = m.replaceAll("$1:****@");
+        s = LONE_USERINFO.matcher(s).replaceAll("$1****@");
         return s.replaceAll("(?i)(password|pass|pwd)=[^&]*", "$1=****");
     }
 

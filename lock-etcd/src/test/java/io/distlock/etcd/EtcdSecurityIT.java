@@ -62,7 +62,7 @@ class EtcdSecurityIT {
 
     @BeforeAll
     void startSecureEtcd() throws Exception {
-        certs = TestCertificates.create();
+        certs = TestCertificates.generate();
         etcd = EtcdServer.builder().tls(certs).start();
         try (Client setup = jetcd(null, null)) {
             var auth = setup.getAuthClient();
@@ -210,7 +210,7 @@ class EtcdSecurityIT {
 
     @Test
     void untrustedServerCertificate_failsClearly() {
-        try (TestCertificates other = TestCertificates.create()) {
+        try (TestCertificates other = TestCertificates.generate()) {
             EtcdLockProvider p = provider(options(USER, PASSWORD)
                     .trustCertificate(other.caCertificate())
                     .requestTimeout(Duration.ofSeconds(2))

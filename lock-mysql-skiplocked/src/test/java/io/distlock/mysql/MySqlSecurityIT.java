@@ -49,7 +49,7 @@ class MySqlSecurityIT {
 
     @BeforeAll
     void startTlsServer() {
-        certs = TestCertificates.create();
+        certs = TestCertificates.generate();
         db = MariaDbServer.builder().tls(certs).start();
         LeastPrivilegeUser.create(db, MySqlLockOptions.defaults(), true);
     }
@@ -76,7 +76,7 @@ class MySqlSecurityIT {
         return "jdbc:mysql://" + db.address() + "/" + db.database()
                 + "?sslMode=VERIFY_CA&trustCertificateKeyStoreUrl=" + trustStore.toUri()
                 + "&trustCertificateKeyStoreType=PKCS12&trustCertificateKeyStorePassword="
-                + TestCertificates.TRUST_STORE_PASSWORD;
+                + TestCertificates.STORE_PASSWORD;
     }
 
     private MySqlLockProvider provider(String url, String user, String password, MySqlLockOptions options) {
@@ -128,11 +128,11 @@ class MySqlSecurityIT {
                 + URLEncoder.encode(LeastPrivilegeUser.PASSWORD, StandardCharsets.UTF_8) + "@" + db.address() + "/"
                 + db.database() + "?createSchema=true&leaseTime=2s&connectionTimeout=2s&trustStore="
                 + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8)
-                + "&trustStorePassword=" + TestCertificates.TRUST_STORE_PASSWORD;
+                + "&trustStorePassword=" + TestCertificates.STORE_PASSWORD;
         LockProvider p = LockProviders.open(URI.create(uri));
         open.add(p);
         assertThat(p.toString())
-                .doesNotContain(LeastPrivilegeUser.PASSWORD, TestCertificates.TRUST_STORE_PASSWORD)
+                .doesNotContain(LeastPrivilegeUser.PASSWORD, TestCertificates.STORE_PASSWORD)
                 .contains("sslMode=VERIFY_CA");
         Lease l = p.lock("from-uri").tryAcquire().orElseThrow();
         assertThat(l.release()).isTrue();
@@ -186,7 +186,7 @@ class MySqlSecurityIT {
 
     @Test
     void untrustedServerCertificate_refusedClearly() {
-        try (TestCertificates other = TestCertificates.create()) {
+        try (TestCertificates other = TestCertificates.generate()) {
             assertRefused(tlsUrl(other.trustStore()), LeastPrivilegeUser.USER, LeastPrivilegeUser.PASSWORD, "TLS");
         }
     }
@@ -200,11 +200,11 @@ class MySqlSecurityIT {
                     password,
                     options().mutate().connectionTimeout(Duration.ofSeconds(1)).build()));
             assertThat(t).isInstanceOf(LockConfigurationException.class).hasMessageContaining(expected);
-            assertThat(fullText(t)).doesNotContain(password, TestCertificates.TRUST_STORE_PASSWORD);
+            assertThat(fullText(t)).doesNotContain(password, TestCertificates.STORE_PASSWORD);
             MySqlLockProvider.Builder b =
                     MySqlLockProvider.builder().jdbcUrl(url).user(user).password(password);
-            assertThat(b.toString()).doesNotContain(password, TestCertificates.TRUST_STORE_PASSWORD);
-            assertThat(logs.text()).doesNotContain(password, TestCertificates.TRUST_STORE_PASSWORD);
+            assertThat(b.toString()).doesNotContain(password, TestCertificates.STORE_PASSWORD);
+            assertThat(logs.text()).doesNotContain(password, TestCertificates.STORE_PASSWORD);
         }
     }
 

@@ -1,9 +1,12 @@
 package io.distlock.redis;
 
 import io.distlock.LockOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Settings of a {@link RedisLockProvider}: the common {@link LockOptions} (lease time, renewal,
@@ -67,6 +70,8 @@ public final class RedisLockOptions {
     private final String username;
     private final String password;
     private final boolean tls;
+    private final Path tlsCaFile;
+    private final SSLSocketFactory sslSocketFactory;
     private final int database;
     private final boolean assumePersistence;
     private final Duration counterRetention;
@@ -82,6 +87,8 @@ public final class RedisLockOptions {
         this.username = b.username;
         this.password = b.password;
         this.tls = b.tls;
+        this.tlsCaFile = b.tlsCaFile;
+        this.sslSocketFactory = b.sslSocketFactory;
         this.database = b.database;
         this.assumePersistence = b.assumePersistence;
         this.counterRetention = b.counterRetention;
@@ -109,6 +116,8 @@ public final class RedisLockOptions {
         b.username = username;
         b.password = password;
         b.tls = tls;
+        b.tlsCaFile = tlsCaFile;
+        b.sslSocketFactory = sslSocketFactory;
         b.database = database;
         b.assumePersistence = assumePersistence;
         b.counterRetention = counterRetention;
@@ -169,9 +178,29 @@ public final class RedisLockOptions {
         return Optional.ofNullable(password);
     }
 
-    /** Whether connections use TLS. */
+    /**
+     * Whether connections use TLS. The server's certificate must chain to a trusted CA ({@link
+     * #tlsCaFile()}, {@link #sslSocketFactory()}, or the JVM's default trust store) and name the host
+     * the client connects to (host names and IP addresses are verified as HTTPS does).
+     */
     public boolean tls() {
         return tls;
+    }
+
+    /**
+     * A PEM file of CA certificates to trust for TLS instead of the JVM's default trust store (URI
+     * parameter {@code tlsCaFile}), if set.
+     */
+    public Optional<Path> tlsCaFile() {
+        return Optional.ofNullable(tlsCaFile);
+    }
+
+    /**
+     * The socket factory for TLS connections (your own trust and key managers, e.g. for client
+     * certificates), if set; host names are still verified.
+     */
+    public Optional<SSLSocketFactory> sslSocketFactory() {
+        return Optional.ofNullable(sslSocketFactory);
     }
 
     /** Database number (standalone and Sentinel only; Cluster has database 0 only). */
@@ -204,7 +233,9 @@ public final class RedisLockOptions {
                 + ", connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout + ", requiredReplicas="
                 + requiredReplicas + ", replicaAckTimeout=" + replicaAckTimeout + ", username="
                 + (username == null ? "none" : "'" + username + "'") + ", password="
-                + (password == null ? "none" : "****") + ", tls=" + tls + ", database=" + database
+                + (password == null ? "none" : "****") + ", tls=" + tls
+                + (tlsCaFile == null ? "" : ", tlsCaFile=" + tlsCaFile)
+                + (sslSocketFactory == null ? "" : ", sslSocketFactory=custom") + ", database=" + database
                 + ", assumePersistence=" + assumePersistence + ", counterRetention=" + counterRetention + '}';
     }
 
@@ -220,6 +251,8 @@ public final class RedisLockOptions {
         private String username;
         private String password;
         private boolean tls;
+        private Path tlsCaFile;
+        private SSLSocketFactory sslSocketFactory;
         private int database;
         private boolean assumePersistence;
         private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
@@ -337,8 +370,32 @@ public final class RedisLockOptions {
             return this;
         }
 
+        /** Use TLS ({@code rediss://}); see {@link RedisLockOptions#tls()}. */
         public Builder tls(boolean tls) {
             this.tls = tls;
+            return this;
+        }
+
+        /**
+         * Trust the CA certificates in this PEM file (instead of the JVM's default trust store);
+         * {@code null} to unset. Requires {@link #tls(boolean) tls}.
+         *
+         * @throws IllegalArgumentException if the file is not readable
+         */
+        public Builder tlsCaFile(Path tlsCaFile) {
+            if (tlsCaFile != null && !Files.isReadable(tlsCaFile)) {
+                throw new IllegalArgumentException("tlsCaFile must be a readable file (was '" + tlsCaFile + "')");
+            }
+            this.tlsCaFile = tlsCaFile;
+            return this;
+        }
+
+        /**
+         * The socket factory for TLS connections; {@code null} to unset. Requires {@link
+         * #tls(boolean) tls}; excludes {@link #tlsCaFile(Path)}.
+         */
+        public Builder sslSocketFactory(SSLSocketFactory sslSocketFactory) {
+            this.sslSocketFactory = sslSocketFactory;
             return this;
         }
 
@@ -374,6 +431,14 @@ public final class RedisLockOptions {
          *     would time out the socket first)
          */
         public RedisLockOptions build() {
+            if (!tls && (tlsCaFile != null || sslSocketFactory != null)) {
+                throw new IllegalArgumentException(
+                        "tlsCaFile and sslSocketFactory require tls=true (use rediss:// or tls(true))");
+            }
+            if (tlsCaFile != null && sslSocketFactory != null) {
+                throw new IllegalArgumentException(
+                        "set either tlsCaFile or sslSocketFactory, not both (the factory decides what it trusts)");
+            }
             if (requiredReplicas > 0 && replicaAckTimeout.compareTo(socketTimeout) >= 0) {
                 throw new IllegalArgumentException("replicaAckTimeout " + replicaAckTimeout
                         + " must be shorter than socketTimeout " + socketTimeout + " when requiredReplicas > 0");

@@ -90,7 +90,9 @@ public final class RedisLockProvider implements LockProvider {
         } else {
             client = b.topology.connect(b.options);
             owns = true;
-            description = b.topology.toString();
+            description = b.topology + ", tls=" + b.options.tls()
+                    + b.options.username().map(u -> ", user=" + u).orElse("")
+                    + (b.options.password().isPresent() ? ", password=****" : "");
         }
         try {
             this.driver = RedisDriver.create(client, owns, b.options);

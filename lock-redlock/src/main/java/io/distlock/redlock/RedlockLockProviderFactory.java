@@ -19,14 +19,15 @@ import java.util.function.UnaryOperator;
  * io.distlock.LockProviders#open(URI)}. Parameters: {@code leaseTime}, {@code autoRenew}, {@code
  * maxHoldTime} (common to all backends), {@code nodeTimeout}, {@code fencing}, {@code
  * assumePersistence}, {@code allowEvenNodeCount}, {@code keyPrefix}, {@code poolSize}, {@code
- * connectTimeout}, {@code socketTimeout}, {@code maxRetryDelay}, {@code database}. The credentials
- * apply to every node; messages never contain the password.
+ * connectTimeout}, {@code socketTimeout}, {@code maxRetryDelay}, {@code database}, {@code tls},
+ * {@code tlsCaFile}; {@code redlocks://} is {@code redlock://} with {@code tls=true}. The credentials
+ * and TLS settings apply to every node; messages never contain the password.
  */
 public final class RedlockLockProviderFactory implements LockProviderFactory {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redlock");
+        return Set.of("redlock", "redlocks");
     }
 
     @Override
@@ -43,10 +44,6 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
             throw new LockConfigurationException(
                     "redlock URI needs nodes, as redlock://host1:port,host2:port,host3:port (was " + redacted + ")",
                     "redlock");
-        }
-        String path = uri.getRawPath();
-        if (path != null && !path.isEmpty() && !path.equals("/")) {
-            throw params.error("redlock URI takes no path (was '" + path + "')");
         }
         RedlockOptions.Builder b = RedlockOptions.builder();
         int at = authority.lastIndexOf('@');
@@ -65,6 +62,13 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
                 }
                 b.password(decode(userInfo.substring(colon + 1)));
             }
+        }
+        if (authority.isEmpty()) {
+            throw params.error("redlock URI needs nodes, as redlock://host1:port,host2:port,host3:port");
+        }
+        String path = uri.getRawPath();
+        if (path != null && !path.isEmpty() && !path.equals("/")) {
+            throw params.error("redlock URI takes no path (was '" + path + "')");
         }
         List<String> nodes = new ArrayList<>();
         for (String node : authority.split(",", -1)) {
@@ -118,6 +122,12 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
             Integer db = params.integer("database", null);
             if (db != null) {
                 b.database(db);
+            }
+            Boolean tls = params.bool("tls", null);
+            b.tls(tls != null ? tls : "redlocks".equalsIgnoreCase(uri.getScheme()));
+            String caFile = params.string("tlsCaFile", null);
+            if (caFile != null) {
+                b.tlsCaFile(java.nio.file.Path.of(caFile));
             }
             params.rejectUnknown();
             return RedlockLockProvider.builder().nodes(nodes).options(b.build()).build();

@@ -1,9 +1,12 @@
 package io.distlock.redlock;
 
 import io.distlock.LockOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Immutable settings of a {@link RedlockLockProvider}: the lease settings shared by all backends
@@ -56,6 +59,9 @@ public final class RedlockOptions {
     private final String username;
     private final String password;
     private final int database;
+    private final boolean tls;
+    private final Path tlsCaFile;
+    private final SSLSocketFactory sslSocketFactory;
 
     private RedlockOptions(Builder b) {
         this.lockOptions = b.lockOptions;
@@ -71,6 +77,9 @@ public final class RedlockOptions {
         this.username = b.username;
         this.password = b.password;
         this.database = b.database;
+        this.tls = b.tls;
+        this.tlsCaFile = b.tlsCaFile;
+        this.sslSocketFactory = b.sslSocketFactory;
     }
 
     /** All defaults. */
@@ -98,6 +107,9 @@ public final class RedlockOptions {
         b.username = username;
         b.password = password;
         b.database = database;
+        b.tls = tls;
+        b.tlsCaFile = tlsCaFile;
+        b.sslSocketFactory = sslSocketFactory;
         return b;
     }
 
@@ -170,13 +182,35 @@ public final class RedlockOptions {
         return database;
     }
 
+    /**
+     * Whether every node is reached over TLS. Each node's certificate must chain to a trusted CA
+     * ({@link #tlsCaFile()}, {@link #sslSocketFactory()} or the JVM's default trust store) and name
+     * the host or IP address the node is given by (verified as HTTPS does).
+     */
+    public boolean tls() {
+        return tls;
+    }
+
+    /** PEM file of CA certificates to trust instead of the JVM's default trust store, if set. */
+    public Optional<Path> tlsCaFile() {
+        return Optional.ofNullable(tlsCaFile);
+    }
+
+    /** The socket factory for TLS connections, if set (host names are still verified). */
+    public Optional<SSLSocketFactory> sslSocketFactory() {
+        return Optional.ofNullable(sslSocketFactory);
+    }
+
     @Override
     public String toString() {
         return "RedlockOptions{" + lockOptions + ", nodeTimeout=" + nodeTimeout + ", fencing=" + fencing
                 + ", assumePersistence=" + assumePersistence + ", allowEvenNodeCount=" + allowEvenNodeCount
                 + ", keyPrefix=" + keyPrefix + ", poolSize=" + poolSize + ", connectTimeout=" + connectTimeout
                 + ", socketTimeout=" + socketTimeout + ", maxRetryDelay=" + maxRetryDelay + ", database="
-                + database + ", password=" + (password == null ? "none" : "****") + '}';
+                + database + ", username=" + (username == null ? "none" : username) + ", password="
+                + (password == null ? "none" : "****") + ", tls=" + tls
+                + (tlsCaFile == null ? "" : ", tlsCaFile=" + tlsCaFile)
+                + (sslSocketFactory == null ? "" : ", sslSocketFactory=custom") + '}';
     }
 
     /** Builder for {@link RedlockOptions}; every setter rejects bad values at once. */
@@ -194,8 +228,40 @@ public final class RedlockOptions {
         private String username;
         private String password;
         private int database;
+        private boolean tls;
+        private Path tlsCaFile;
+        private SSLSocketFactory sslSocketFactory;
 
         private Builder() {}
+
+        /** Connect to every node over TLS; see {@link RedlockOptions#tls()}. */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * Trust the CA certificates in this PEM file; {@code null} to unset. Requires {@link
+         * #tls(boolean) tls}.
+         *
+         * @throws IllegalArgumentException if the file is not readable
+         */
+        public Builder tlsCaFile(Path tlsCaFile) {
+            if (tlsCaFile != null && !Files.isReadable(tlsCaFile)) {
+                throw new IllegalArgumentException("tlsCaFile must be a readable file (was '" + tlsCaFile + "')");
+            }
+            this.tlsCaFile = tlsCaFile;
+            return this;
+        }
+
+        /**
+         * The socket factory for TLS connections; {@code null} to unset. Requires {@link
+         * #tls(boolean) tls}; excludes {@link #tlsCaFile(Path)}.
+         */
+        public Builder sslSocketFactory(SSLSocketFactory sslSocketFactory) {
+            this.sslSocketFactory = sslSocketFactory;
+            return this;
+        }
 
         public Builder lockOptions(LockOptions lockOptions) {
             this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
@@ -298,6 +364,14 @@ public final class RedlockOptions {
          *     (a round must leave most of the lease as validity)
          */
         public RedlockOptions build() {
+            if (!tls && (tlsCaFile != null || sslSocketFactory != null)) {
+                throw new IllegalArgumentException(
+                        "tlsCaFile and sslSocketFactory require tls=true (use redlocks:// or tls(true))");
+            }
+            if (tlsCaFile != null && sslSocketFactory != null) {
+                throw new IllegalArgumentException(
+                        "set either tlsCaFile or sslSocketFactory, not both (the factory decides what it trusts)");
+            }
             Duration lease = lockOptions.leaseTime();
             if (nodeTimeout.multipliedBy(2).compareTo(lease) >= 0) {
                 throw new IllegalArgumentException("nodeTimeout must be below half the leaseTime (nodeTimeout "

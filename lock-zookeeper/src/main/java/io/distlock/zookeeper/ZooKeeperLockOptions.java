@@ -1,6 +1,8 @@
 package io.distlock.zookeeper;
 
 import io.distlock.LockOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,6 +42,9 @@ public final class ZooKeeperLockOptions {
     private final LockOptions lockOptions;
     private final String digestUser;
     private final String digestPassword;
+    private final boolean tls;
+    private final Path tlsTrustStore;
+    private final String tlsTrustStorePassword;
 
     private ZooKeeperLockOptions(Builder b) {
         this.connectString = b.connectString;
@@ -49,6 +54,9 @@ public final class ZooKeeperLockOptions {
         this.lockOptions = b.lockOptions;
         this.digestUser = b.digestUser;
         this.digestPassword = b.digestPassword;
+        this.tls = b.tls;
+        this.tlsTrustStore = b.tlsTrustStore;
+        this.tlsTrustStorePassword = b.tlsTrustStorePassword;
     }
 
     public static Builder builder() {
@@ -65,6 +73,9 @@ public final class ZooKeeperLockOptions {
         b.lockOptions = lockOptions;
         b.digestUser = digestUser;
         b.digestPassword = digestPassword;
+        b.tls = tls;
+        b.tlsTrustStore = tlsTrustStore;
+        b.tlsTrustStorePassword = tlsTrustStorePassword;
         return b;
     }
 
@@ -106,11 +117,38 @@ public final class ZooKeeperLockOptions {
         return digestUser == null ? Optional.empty() : Optional.of(digestUser + ':' + digestPassword);
     }
 
+    /**
+     * Whether the client connects over TLS (ZooKeeper's Netty client, {@code zookeeper.client.secure};
+     * the servers must serve a {@code secureClientPort}, and the connect string must name it). The
+     * servers' certificates must chain to a CA in {@link #tlsTrustStore()} (or the JVM's default
+     * trust store) and name the host connected to (ZooKeeper's host-name verification is on).
+     * Settings are passed per client through a {@code ZKClientConfig}, never as system properties.
+     */
+    public boolean tls() {
+        return tls;
+    }
+
+    /**
+     * Trust store with the CA certificates to trust (PKCS#12, JKS, or PEM — ZooKeeper picks the type
+     * from the file name: {@code .p12}/{@code .pfx}, {@code .jks}, {@code .pem}), if set.
+     */
+    public Optional<Path> tlsTrustStore() {
+        return Optional.ofNullable(tlsTrustStore);
+    }
+
+    /** Password of the trust store; not part of {@link #toString()}. */
+    Optional<String> tlsTrustStorePassword() {
+        return Optional.ofNullable(tlsTrustStorePassword);
+    }
+
     @Override
     public String toString() {
         return "ZooKeeperLockOptions{connectString=" + connectString + ", rootPath=" + rootPath + ", sessionTimeout="
                 + sessionTimeout() + ", connectionTimeout=" + connectionTimeout() + ", digestUser=" + digestUser
-                + ", lockOptions=" + lockOptions + '}';
+                + (digestPassword == null ? "" : ", digestPassword=****") + ", tls=" + tls
+                + (tlsTrustStore == null ? "" : ", tlsTrustStore=" + tlsTrustStore)
+                + (tlsTrustStorePassword == null ? "" : ", tlsTrustStorePassword=****") + ", lockOptions="
+                + lockOptions + '}';
     }
 
     /** Builder for {@link ZooKeeperLockOptions}; each setter checks its argument at once. */
@@ -122,8 +160,36 @@ public final class ZooKeeperLockOptions {
         private LockOptions lockOptions = LockOptions.defaults();
         private String digestUser;
         private String digestPassword;
+        private boolean tls;
+        private Path tlsTrustStore;
+        private String tlsTrustStorePassword;
 
         private Builder() {}
+
+        /** Connect over TLS; see {@link ZooKeeperLockOptions#tls()}. */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * The trust store holding the CA certificates to trust, and its password ({@code null} for
+         * none, e.g. PEM). Requires {@link #tls(boolean) tls}.
+         *
+         * @throws IllegalArgumentException if the file is not readable or the password is empty
+         */
+        public Builder tlsTrustStore(Path trustStore, String password) {
+            Objects.requireNonNull(trustStore, "tlsTrustStore must not be null");
+            if (!Files.isReadable(trustStore)) {
+                throw new IllegalArgumentException("tlsTrustStore must be a readable file (was '" + trustStore + "')");
+            }
+            if (password != null && password.isEmpty()) {
+                throw new IllegalArgumentException("tlsTrustStorePassword must not be empty (use null for none)");
+            }
+            this.tlsTrustStore = trustStore;
+            this.tlsTrustStorePassword = password;
+            return this;
+        }
 
         /** {@code host:port[,host:port...][/chroot]}; hosts must be non-empty and ports numeric. */
         public Builder connectString(String connectString) {
@@ -213,7 +279,11 @@ public final class ZooKeeperLockOptions {
             return this;
         }
 
+        /** @throws IllegalArgumentException if a trust store is set without {@code tls} */
         public ZooKeeperLockOptions build() {
+            if (!tls && tlsTrustStore != null) {
+                throw new IllegalArgumentException("tlsTrustStore requires tls=true");
+            }
             return new ZooKeeperLockOptions(this);
         }
 

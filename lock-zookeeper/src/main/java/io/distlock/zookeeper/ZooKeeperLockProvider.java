@@ -21,6 +21,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
@@ -103,6 +104,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
                 .retryPolicy(new ExponentialBackoffRetry(50, 4))
                 .threadFactory(factory);
         o.digestCredentials().ifPresent(cred -> cb.authorization("digest", cred.getBytes(StandardCharsets.UTF_8)));
+        if (o.tls()) {
+            cb.zkClientConfig(tlsClientConfig(o));
+        }
         CuratorFramework client = cb.build();
         client.start();
         try {
@@ -117,6 +121,19 @@ public final class ZooKeeperLockProvider implements LockProvider {
             throw new BackendUnavailableException("interrupted while connecting to ZooKeeper", null, "zookeeper", e);
         }
         return client;
+    }
+
+    /** A per-client configuration for TLS: no system property is read for these settings or set. */
+    private static ZKClientConfig tlsClientConfig(ZooKeeperLockOptions o) {
+        ZKClientConfig config = new ZKClientConfig();
+        config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
+        config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+        config.setProperty("zookeeper.ssl.hostnameVerification", "true");
+        // ZooKeeper 3.9 clients offer only TLSv1.3 by default; 3.8 servers default to TLSv1.2
+        config.setProperty("zookeeper.ssl.enabledProtocols", "TLSv1.3,TLSv1.2");
+        o.tlsTrustStore().ifPresent(path -> config.setProperty("zookeeper.ssl.trustStore.location", path.toString()));
+        o.tlsTrustStorePassword().ifPresent(pw -> config.setProperty("zookeeper.ssl.trustStore.password", pw));
+        return config;
     }
 
     private static List<ACL> acl(String credentials) {

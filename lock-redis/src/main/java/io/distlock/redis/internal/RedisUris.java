@@ -24,7 +24,7 @@ import java.util.Locale;
  * Parameters: the common {@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}, and {@code
  * keyPrefix}, {@code poolSize}, {@code connectTimeout}, {@code socketTimeout}, {@code
  * requiredReplicas}, {@code replicaAckTimeout}, {@code assumePersistence}, {@code
- * counterRetention}, {@code database}, {@code tls}. Errors never contain the password.
+ * counterRetention}, {@code database}, {@code tls}, {@code tlsCaFile}. Errors never contain the password.
  */
 public final class RedisUris {
     private static final String BACKEND = "redis";
@@ -146,6 +146,10 @@ public final class RedisUris {
             Boolean tls = params.bool("tls", null);
             if (tls != null) {
                 b.tls(tls);
+            }
+            String caFile = params.string("tlsCaFile", null);
+            if (caFile != null) {
+                b.tlsCaFile(java.nio.file.Path.of(caFile));
             }
             params.rejectUnknown();
             return new Parsed(topology, b.build());

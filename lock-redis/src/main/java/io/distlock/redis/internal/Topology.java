@@ -144,6 +144,11 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
                 .socketTimeoutMillis((int) o.socketTimeout().toMillis())
                 .ssl(o.tls())
                 .clientName(dataNode ? "distlock" : "distlock-sentinel");
+        if (o.tls()) {
+            b.sslSocketFactory(Tls.socketFactory(
+                            o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null)))
+                    .sslParameters(Tls.verifyingHostName());
+        }
         if (dataNode) {
             o.username().ifPresent(b::user);
             o.password().ifPresent(b::password);

@@ -3,6 +3,7 @@ package io.distlock.redlock.internal;
 import io.distlock.Ticker;
 import io.distlock.redis.internal.Scripts;
 import io.distlock.redis.internal.Subscriber;
+import io.distlock.redis.internal.Tls;
 import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -53,6 +54,13 @@ final class Node implements AutoCloseable {
                 .connectionTimeoutMillis(millis(options.connectTimeout()))
                 .socketTimeoutMillis(millis(options.socketTimeout()))
                 .clientName("distlock");
+        if (options.tls()) {
+            config.ssl(true)
+                    .sslSocketFactory(Tls.socketFactory(
+                            options.sslSocketFactory().orElse(null),
+                            options.tlsCaFile().orElse(null)))
+                    .sslParameters(Tls.verifyingHostName());
+        }
         options.username().ifPresent(config::user);
         options.password().ifPresent(config::password);
         if (options.database() != 0) {

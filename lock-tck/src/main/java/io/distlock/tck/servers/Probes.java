@@ -60,27 +60,76 @@ final class Probes {
 
     /** Sends one Redis command and returns the reply (bulk/simple strings as String, arrays as List). */
     static Object redis(String host, int port, String... args) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), IO_TIMEOUT_MILLIS);
-            s.setSoTimeout(IO_TIMEOUT_MILLIS);
-            OutputStream out = s.getOutputStream();
-            ByteArrayOutputStream req = new ByteArrayOutputStream();
-            req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            for (String a : args) {
-                byte[] b = a.getBytes(StandardCharsets.UTF_8);
-                req.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-                req.writeBytes(b);
-                req.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+        return redis(RedisAccess.PLAIN, host, port, args);
+    }
+
+    /**
+     * Sends one Redis command over a new connection opened with {@code access} (TLS, {@code AUTH}
+     * first when it has credentials) and returns the reply.
+     */
+    static Object redis(RedisAccess access, String host, int port, String... args) throws IOException {
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, port), IO_TIMEOUT_MILLIS);
+            plain.setSoTimeout(IO_TIMEOUT_MILLIS);
+            Socket s = plain;
+            if (access.tls() != null) {
+                javax.net.ssl.SSLSocket ssl =
+                        (javax.net.ssl.SSLSocket) access.tls().createSocket(plain, host, port, true);
+                ssl.setSoTimeout(IO_TIMEOUT_MILLIS);
+                ssl.startHandshake();
+                s = ssl;
             }
-            out.write(req.toByteArray());
-            out.flush();
-            return readReply(new BufferedInputStream(s.getInputStream()));
+            try {
+                OutputStream out = s.getOutputStream();
+                BufferedInputStream in = new BufferedInputStream(s.getInputStream());
+                if (access.password() != null) {
+                    if (access.user() == null) {
+                        send(out, "AUTH", access.password());
+                    } else {
+                        send(out, "AUTH", access.user(), access.password());
+                    }
+                    readReply(in);
+                }
+                send(out, args);
+                return readReply(in);
+            } finally {
+                s.close();
+            }
+        }
+    }
+
+    private static void send(OutputStream out, String... args) throws IOException {
+        ByteArrayOutputStream req = new ByteArrayOutputStream();
+        req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+        for (String a : args) {
+            byte[] b = a.getBytes(StandardCharsets.UTF_8);
+            req.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+            req.writeBytes(b);
+            req.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        out.write(req.toByteArray());
+        out.flush();
+    }
+
+    /** How a probe connects to Redis: TLS socket factory (or null) and {@code AUTH} credentials (or null). */
+    record RedisAccess(javax.net.ssl.SSLSocketFactory tls, String user, String password) {
+        static final RedisAccess PLAIN = new RedisAccess(null, null, null);
+
+        @Override
+        public String toString() {
+            return "RedisAccess{tls=" + (tls != null) + ", user=" + user + ", password="
+                    + (password == null ? "none" : "****") + "}";
         }
     }
 
     /** {@link #redis} that returns the reply as a String ("" for null). */
     static String redisString(String host, int port, String... args) throws IOException {
-        Object r = redis(host, port, args);
+        return redisString(RedisAccess.PLAIN, host, port, args);
+    }
+
+    /** {@link #redis(RedisAccess, String, int, String...)} that returns the reply as a String ("" for null). */
+    static String redisString(RedisAccess access, String host, int port, String... args) throws IOException {
+        Object r = redis(access, host, port, args);
         return r == null ? "" : r.toString();
     }
 

@@ -42,14 +42,27 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** Starts the master, the replica (in sync) and the sentinels (each knowing the others). */
     public static RedisSentinelSetup start() {
+        return start(null);
+    }
+
+    /**
+     * Like {@link #start()}, but master and replica require {@code password} for the {@code
+     * default} user ({@code requirepass}, and {@code masterauth} for replication in both directions),
+     * and the sentinels authenticate to them with it ({@code sentinel auth-pass}). The sentinels
+     * themselves need no password. {@code null}: no password.
+     */
+    public static RedisSentinelSetup start(String password) {
         List<AutoCloseable> started = new ArrayList<>();
         try {
-            RedisServer master =
-                    RedisServer.builder().local().kind("redis-master").start();
+            RedisServer.Builder masterBuilder = RedisServer.builder().local().kind("redis-master");
+            RedisServer.Builder replicaBuilder = RedisServer.builder().local().kind("redis-replica");
+            if (password != null) {
+                masterBuilder.password(password).args("--masterauth", password);
+                replicaBuilder.password(password).args("--masterauth", password);
+            }
+            RedisServer master = masterBuilder.start();
             started.add(master);
-            RedisServer replica = RedisServer.builder()
-                    .local()
-                    .kind("redis-replica")
+            RedisServer replica = replicaBuilder
                     .args("--replicaof", master.host(), Integer.toString(master.port()))
                     .start();
             started.add(replica);
@@ -61,7 +74,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
             Path binary = Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel");
             List<TestServer> sentinels = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                TestServer s = sentinel(binary, master.port());
+                TestServer s = sentinel(binary, master.port(), password);
                 started.add(s);
                 sentinels.add(s);
             }
@@ -94,10 +107,11 @@ public final class RedisSentinelSetup implements AutoCloseable {
      * behind a {@code TcpProxy}. Start three for a quorum; they find each other through the master.
      */
     public static TestServer startSentinel(int masterPort) {
-        return sentinel(Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel"), masterPort);
+        return sentinel(
+                Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel"), masterPort, null);
     }
 
-    private static TestServer sentinel(Path binary, int masterPort) {
+    private static TestServer sentinel(Path binary, int masterPort, String password) {
         return ServerProcess.startWithRetry(() -> new ServerProcess(
                 "redis-sentinel",
                 ServerDirs.create("redis-sentinel"),
@@ -118,7 +132,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
                                 "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
                                 "sentinel failover-timeout " + MASTER_NAME + " 5000",
                                 "sentinel parallel-syncs " + MASTER_NAME + " 1",
-                                ""),
+                                password == null ? "" : "sentinel auth-pass " + MASTER_NAME + " " + password + "\n"),
                         StandardCharsets.US_ASCII),
                 null,
                 Duration.ofSeconds(20),

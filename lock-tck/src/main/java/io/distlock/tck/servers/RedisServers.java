@@ -28,13 +28,24 @@ public final class RedisServers implements AutoCloseable {
 
     /** Starts {@code n} masters, durable or not. */
     public static RedisServers independentMasters(int n, boolean durable) {
+        return independentMasters(n, b -> b.durable(durable));
+    }
+
+    /**
+     * Starts {@code n} masters, each configured by {@code settings} (e.g. {@code b ->
+     * b.password(pw).tls(certs)}).
+     */
+    public static RedisServers independentMasters(int n, java.util.function.Consumer<RedisServer.Builder> settings) {
+        java.util.Objects.requireNonNull(settings, "settings must not be null");
         if (n < 1) {
             throw new IllegalArgumentException("n must be at least 1 (was " + n + ")");
         }
         List<RedisServer> started = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
-                started.add(RedisServer.builder().durable(durable).start());
+                RedisServer.Builder b = RedisServer.builder();
+                settings.accept(b);
+                started.add(b.start());
             }
             return new RedisServers(started);
         } catch (RuntimeException e) {

@@ -77,7 +77,15 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     static ServerProcess newProcess(String kind, int myid, int clientPort, String servers) {
+        return newProcess(kind, myid, clientPort, servers, "");
+    }
+
+    /** {@code extraConfig}: more {@code zoo.cfg} lines (each ending in a newline). */
+    static ServerProcess newProcess(String kind, int myid, int clientPort, String servers, String extraConfig) {
         Path jar = Binaries.require("zookeeper", "/usr/share/java/zookeeper.jar");
+        // the Netty connection factory (TLS) needs netty-codec, which the jar's Class-Path omits
+        Path codec = Paths.get("/usr/share/java/netty-codec.jar");
+        String classPath = jar + (Files.isReadable(codec) ? java.io.File.pathSeparator + codec : "");
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         Path dir = ServerDirs.create(kind);
         return new ServerProcess(
@@ -92,7 +100,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         "-Dzookeeper.admin.enableServer=false",
                         "-Dzookeeper.jmx.log4j.disable=true",
                         "-cp",
-                        jar.toString(),
+                        classPath,
                         "org.apache.zookeeper.server.quorum.QuorumPeerMain",
                         dir.resolve("zoo.cfg").toString()),
                 s -> {
@@ -120,7 +128,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                                     + "admin.enableServer=false\n"
                                     + "4lw.commands.whitelist=*\n"
                                     + "standaloneEnabled=true\n"
-                                    + servers,
+                                    + servers
+                                    + extraConfig,
                             StandardCharsets.US_ASCII);
                 },
                 null,

@@ -73,12 +73,27 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                 b.connectionTimeout(connection);
             }
             b.rootPath(params.string("rootPath", ZooKeeperLockOptions.DEFAULT_ROOT_PATH));
+            Boolean tls = params.bool("tls", null);
+            if (tls != null) {
+                b.tls(tls);
+            }
+            String trustStore = params.string("tlsTrustStore", null);
+            String trustStorePassword = params.string("tlsTrustStorePassword", null);
+            if (trustStore != null) {
+                b.tlsTrustStore(java.nio.file.Path.of(trustStore), trustStorePassword);
+            } else if (trustStorePassword != null) {
+                throw params.error("tlsTrustStorePassword needs tlsTrustStore");
+            }
         } catch (io.distlock.LockConfigurationException e) {
             throw e;
         } catch (IllegalArgumentException e) {
             throw params.error(e.getMessage());
         }
         params.rejectUnknown();
-        return b.build();
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw params.error(e.getMessage());
+        }
     }
 }

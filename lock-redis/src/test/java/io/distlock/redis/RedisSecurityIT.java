@@ -1,0 +1,442 @@
+package io.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockProvider;
+import io.distlock.LockProviders;
+import io.distlock.redis.internal.Scripts;
+import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.TestCertificates;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Secure configuration against real servers: a password ({@code requirepass}), an ACL user with
+ * exactly the documented minimal rule, TLS ({@code rediss://}) with a CA generated for the test,
+ * owner isolation between clients with the same credentials, foreign values in lock keys, and no
+ * password in any message, log line or {@code toString()}.
+ */
+@Timeout(60)
+class RedisSecurityIT {
+    /** Password of the {@code default} (admin) user of both servers. */
+    private static final String ADMIN_PASSWORD = "admin-Pw-7f3a9c";
+    /** The lock user's name and password (the password never appears in any output). */
+    static final String USER = "locks";
+
+    static final String PASSWORD = "s3cret-Lock-Pw-41d2e8";
+
+    /**
+     * The minimal ACL rule of the lock user (keyPrefix {@code distlock}), after {@code ACL SETUSER
+     * locks reset on >password}, exactly as documented in README.md ("Secure configuration");
+     * {@link #readme_secureConfigurationExampleAndAclRule_areTheTestedOnes} checks that.
+     */
+    static final String ACL_RULE =
+            "~distlock:* &distlock:* -@all +evalsha +eval +ping +subscribe +unsubscribe +client|setname "
+                    + "+get +set +del +pttl +pexpire +time +publish";
+
+    /** How Redis says "not allowed": NOPERM for a command, or this for a command inside a script. */
+    private static final String DENIED = "(?s).*(NOPERM|user executing the script can't (run this command|access)).*";
+
+    private static TestCertificates certs;
+    /** Plain TCP, {@code requirepass}. */
+    private static RedisServer passwordServer;
+    /** TLS only, {@code requirepass}, and the ACL user {@link #USER}. */
+    private static RedisServer tlsServer;
+
+    private final List<LockProvider> providers = new ArrayList<>();
+    private String name;
+
+    @BeforeAll
+    static void startServers() throws IOException {
+        certs = TestCertificates.generate();
+        passwordServer = RedisServer.builder().password(ADMIN_PASSWORD).start();
+        tlsServer = RedisServer.builder().password(ADMIN_PASSWORD).tls(certs).start();
+        for (RedisServer s : List.of(passwordServer, tlsServer)) {
+            createLockUser(s);
+        }
+    }
+
+    /** The ACL SETUSER the README documents. */
+    static void createLockUser(RedisServer server) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD));
+        cmd.addAll(List.of(ACL_RULE.split(" ")));
+        assertThat(server.call(cmd.toArray(new String[0]))).isEqualTo("OK");
+    }
+
+    @AfterAll
+    static void stopServers() {
+        for (AutoCloseable c : new AutoCloseable[] {passwordServer, tlsServer, certs}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // next
+            }
+        }
+    }
+
+    @BeforeEach
+    void name(TestInfo info) throws IOException {
+        name = "sec/" + info.getTestMethod().orElseThrow().getName();
+        tlsServer.call("ACL", "LOG", "RESET");
+        passwordServer.call("ACL", "LOG", "RESET");
+    }
+
+    @AfterEach
+    void close() {
+        providers.forEach(LockProvider::close);
+    }
+
+    private <P extends LockProvider> P track(P p) {
+        providers.add(p);
+        return p;
+    }
+
+    private RedisLockProvider aclClient(Duration leaseTime) {
+        // README-BEGIN secure-configuration
+        RedisLockProvider locks = RedisLockProvider.builder()
+                .standalone("127.0.0.1", tlsServer.port())
+                .options(RedisLockOptions.builder()
+                        .username("locks") // the ACL user (rule below)
+                        .password(PASSWORD) // e.g. from a secret store; never printed
+                        .tls(true)
+                        .tlsCaFile(certs.caCertificate()) // PEM CA certificates to trust
+                        .keyPrefix("distlock") // must match ~distlock:* and &distlock:*
+                        .leaseTime(leaseTime)
+                        .build())
+                .build();
+        // README-END
+        return track(locks);
+    }
+
+    @Test
+    void password_uriWithPassword_locksWork() {
+        LockProvider p = track(
+                LockProviders.open("redis://:" + ADMIN_PASSWORD + "@" + passwordServer.address() + "?leaseTime=2s"));
+        Lease lease = p.lock(name).tryAcquire().orElseThrow();
+        assertThat(lease.fencingToken()).isPresent();
+        assertThat(lease.release()).isTrue();
+        assertThat(p.toString()).doesNotContain(ADMIN_PASSWORD);
+    }
+
+    @Test
+    void password_wrongPassword_failsWithClearErrorWithoutThePassword() {
+        String wrong = "wrong-Pw-c0ffee99";
+        String logged = captureStderr(() -> {
+            LockProvider p = track(LockProviders.open("redis://:" + wrong + "@" + passwordServer.address()));
+            assertThat(p.toString()).doesNotContain(wrong);
+            assertThatThrownBy(() -> p.lock(name).tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(
+                            e -> assertThat(messages(e)).contains("WRONGPASS").doesNotContain(wrong));
+            p.close();
+        });
+        assertThat(logged).doesNotContain(wrong);
+    }
+
+    @Test
+    void password_none_failsWithNoAuth() {
+        LockProvider p = track(LockProviders.open(passwordServer.uri()));
+        assertThatThrownBy(() -> p.lock(name).tryAcquire())
+                .isInstanceOf(BackendUnavailableException.class)
+                .satisfies(e -> assertThat(messages(e)).contains("NOAUTH"));
+    }
+
+    @Test
+    void aclUser_minimalRule_acquireWaitRenewReleaseWithoutAnyDeniedCommand() throws Exception {
+        RedisLockProvider a = aclClient(Duration.ofMillis(600));
+        RedisLockProvider b = aclClient(Duration.ofMillis(600));
+        Lease held = a.lock(name).acquire();
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
+        // hold past two lease times: only the watchdog's renewals keep it
+        long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - until > 0);
+        assertThat(held.isValid()).isTrue();
+        assertThat(waiter).isNotDone();
+        assertThat(held.release()).isTrue();
+        Lease second = waiter.get(5, TimeUnit.SECONDS);
+        assertThat(second.fencingToken().getAsLong())
+                .isGreaterThan(held.fencingToken().getAsLong());
+        assertThat(second.release()).isTrue();
+        a.close();
+        b.close();
+        assertThat(tlsServer.call("ACL", "LOG")).as("commands the ACL denied").isEqualTo("[]");
+    }
+
+    @Test
+    void aclUser_outsideItsPrefix_isDenied() throws IOException {
+        assertThat(tlsServer.callAs(USER, PASSWORD, "SET", "distlock:{x}:lock", "v"))
+                .isEqualTo("OK");
+        tlsServer.call("DEL", "distlock:{x}:lock");
+        tlsServer.call("SET", "app:data", "precious");
+        assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, "GET", "app:data"))
+                .hasMessageContaining("NOPERM");
+        assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, "DEL", "app:data"))
+                .hasMessageContaining("NOPERM");
+        assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, "SET", "distlockX", "v"))
+                .hasMessageContaining("NOPERM");
+        // a script may only touch keys it declares, and those must match the pattern
+        assertThatThrownBy(() ->
+                        tlsServer.callAs(USER, PASSWORD, "EVAL", "return redis.call('DEL', KEYS[1])", "1", "app:data"))
+                .hasMessageMatching(DENIED);
+        assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, "EVAL", "return redis.call('FLUSHALL')", "0"))
+                .hasMessageMatching(DENIED);
+        assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, "EVAL", "return redis.call('GET', 'app:data')", "0"))
+                .hasMessageMatching(DENIED);
+        for (String[] cmd : new String[][] {
+            {"FLUSHALL"}, {"KEYS", "*"}, {"SCAN", "0"}, {"CONFIG", "GET", "requirepass"}, {"ACL", "LIST"},
+            {"INFO"}, {"SCRIPT", "FLUSH"}, {"MONITOR"}, {"CLIENT", "LIST"}, {"PUBLISH", "app:events", "x"},
+            {"SUBSCRIBE", "app:events"}, {"EXPIRE", "app:data", "1"}
+        }) {
+            assertThatThrownBy(() -> tlsServer.callAs(USER, PASSWORD, cmd))
+                    .as(String.join(" ", cmd))
+                    .hasMessageContaining("NOPERM");
+        }
+        assertThat(tlsServer.call("GET", "app:data")).isEqualTo("precious");
+    }
+
+    @Test
+    void tls_uriWithUserPasswordAndCaFile_locksWork() {
+        String uri = "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&tlsCaFile="
+                + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
+        LockProvider p = track(LockProviders.open(uri));
+        Lease lease = p.lock(name).tryAcquire().orElseThrow();
+        assertThat(lease.release()).isTrue();
+        assertThat(p.toString()).contains("tls=true").doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void tls_serverCertificateNotTrusted_connectionRefusedWithClearError() throws IOException {
+        // without tlsCaFile the JVM's default trust store is used, which does not know the test CA
+        LockProvider untrusted =
+                track(LockProviders.open("rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address()));
+        assertThatThrownBy(() -> untrusted.lock(name).tryAcquire())
+                .isInstanceOf(BackendUnavailableException.class)
+                .satisfies(e -> assertThat(messages(e))
+                        .containsIgnoringCase("certification path")
+                        .doesNotContain(PASSWORD));
+        // another CA's certificate file: still refused
+        try (TestCertificates other = TestCertificates.generate()) {
+            LockProvider wrongCa = track(RedisLockProvider.builder()
+                    .standalone("127.0.0.1", tlsServer.port())
+                    .options(RedisLockOptions.builder()
+                            .username(USER)
+                            .password(PASSWORD)
+                            .tls(true)
+                            .tlsCaFile(other.caCertificate())
+                            .build())
+                    .build());
+            assertThatThrownBy(() -> wrongCa.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
+        }
+    }
+
+    @Test
+    void tls_plainClientOnTlsPort_fails() {
+        LockProvider plain = track(RedisLockProvider.builder()
+                .standalone("127.0.0.1", tlsServer.port())
+                .options(RedisLockOptions.builder()
+                        .username(USER)
+                        .password(PASSWORD)
+                        .socketTimeout(Duration.ofMillis(500))
+                        .build())
+                .build());
+        assertThatThrownBy(() -> plain.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
+    }
+
+    @Test
+    void tls_hostNameNotInCertificate_refused() {
+        // the certificate names 127.0.0.1, ::1 and localhost; 127.0.0.2 reaches the same loopback
+        // server (Linux routes 127/8 to lo) but is not in the certificate
+        LockProvider p = track(RedisLockProvider.builder()
+                .standalone("127.0.0.2", tlsServer.port())
+                .options(RedisLockOptions.builder()
+                        .username(USER)
+                        .password(PASSWORD)
+                        .tls(true)
+                        .tlsCaFile(certs.caCertificate())
+                        .build())
+                .build());
+        assertThatThrownBy(() -> p.lock(name).tryAcquire())
+                .isInstanceOf(BackendUnavailableException.class)
+                .satisfies(e -> assertThat(messages(e)).containsIgnoringCase("127.0.0.2"));
+    }
+
+    @Test
+    void otherOwner_sameCredentials_cannotReleaseExtendOrSteal() throws IOException {
+        RedisLockProvider a = aclClient(Duration.ofSeconds(5));
+        RedisLockProvider b = aclClient(Duration.ofSeconds(5));
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        String key = a.lockKey(name);
+        String owner = tlsServer.call("GET", key);
+        assertThat(owner).matches("[0-9a-f]{32}");
+        // the other client, same user: the provider API gives it no way in
+        assertThat(b.lock(name).tryAcquire()).isEmpty();
+        // and the scripts themselves, called with another owner value, change nothing
+        String otherOwner = "0123456789abcdef0123456789abcdef";
+        assertThat(tlsServer.callAs(USER, PASSWORD, "EVAL", Scripts.RELEASE.text(), "1", key, otherOwner, "distlock:x"))
+                .isEqualTo("0");
+        long ttlBefore = Long.parseLong(tlsServer.call("PTTL", key));
+        assertThat(tlsServer.callAs(USER, PASSWORD, "EVAL", Scripts.RENEW.text(), "1", key, otherOwner, "600000"))
+                .isEqualTo("0");
+        assertThat(Long.parseLong(tlsServer.call("PTTL", key))).isLessThanOrEqualTo(ttlBefore);
+        assertThat(tlsServer.call("GET", key)).isEqualTo(owner);
+        assertThat(held.isValid()).isTrue();
+        assertThat(held.release()).isTrue();
+        assertThat(b.lock(name).tryAcquire()).isPresent();
+    }
+
+    @Test
+    void foreignValue_setByHandWhileHeld_holderLosesLeaseAndNobodyElseGetsIt() throws Exception {
+        RedisLockProvider a = aclClient(Duration.ofMillis(900));
+        RedisLockProvider b = aclClient(Duration.ofMillis(900));
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        String key = a.lockKey(name);
+        tlsServer.call("SET", key, "written-by-hand"); // no TTL: nobody's lease
+        held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(held.isValid()).isFalse();
+        assertThat(b.lock(name).tryAcquire()).isEmpty();
+        assertThat(held.release()).isFalse();
+        assertThat(tlsServer.call("GET", key)).isEqualTo("written-by-hand");
+        tlsServer.call("DEL", key);
+        assertThat(b.lock(name).tryAcquire()).isPresent();
+    }
+
+    @Test
+    void foreignValue_wrongTypeInLockKey_clearErrorNamingLock() throws IOException {
+        RedisLockProvider a = aclClient(Duration.ofSeconds(2));
+        String key = a.lockKey(name);
+        tlsServer.call("HSET", key, "f", "v");
+        try {
+            assertThatThrownBy(() -> a.lock(name).tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("WRONGTYPE")
+                    .satisfies(e -> assertThat(((BackendUnavailableException) e).lockName())
+                            .isEqualTo(name));
+        } finally {
+            tlsServer.call("DEL", key);
+        }
+    }
+
+    @Test
+    void aclUser_withoutLockCommands_failsWithNoPermNamingTheCommand() throws IOException {
+        tlsServer.call(
+                "ACL",
+                "SETUSER",
+                "reader",
+                "reset",
+                "on",
+                ">" + PASSWORD,
+                "~distlock:*",
+                "&distlock:*",
+                "+@read",
+                "+ping",
+                "+client|setname",
+                "+subscribe",
+                "+unsubscribe");
+        try {
+            RedisLockProvider p = track(RedisLockProvider.builder()
+                    .standalone("127.0.0.1", tlsServer.port())
+                    .options(RedisLockOptions.builder()
+                            .username("reader")
+                            .password(PASSWORD)
+                            .tls(true)
+                            .tlsCaFile(certs.caCertificate())
+                            .build())
+                    .build());
+            assertThatThrownBy(() -> p.lock(name).tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(e -> assertThat(messages(e)).contains("NOPERM").doesNotContain(PASSWORD));
+        } finally {
+            tlsServer.call("ACL", "DELUSER", "reader");
+        }
+    }
+
+    @Test
+    void readme_secureConfigurationExampleAndAclRule_areTheTestedOnes() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        assertThat(readme).contains("ACL SETUSER locks reset on >" + "<password> " + ACL_RULE);
+        String source = Files.readString(Path.of("src/test/java/io/distlock/redis/RedisSecurityIT.java"));
+        assertThat(normalize(block(readme, "```java\n// secure-configuration\n", "```")))
+                .isEqualTo(normalize(block(source, "// README-BEGIN secure-configuration\n", "// README-END")));
+    }
+
+    static String block(String text, String begin, String end) {
+        int from = text.indexOf(begin);
+        assertThat(from).as("'" + begin.trim() + "' present").isNotNegative();
+        from += begin.length();
+        return text.substring(from, text.indexOf(end, from));
+    }
+
+    static String normalize(String code) {
+        return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
+    }
+
+    static String messages(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            b.append(t).append('\n');
+            for (Throwable s : t.getSuppressed()) {
+                b.append(s).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    /** Runs {@code action} with System.err (slf4j-simple's target) copied into the returned text. */
+    static String captureStderr(Runnable action) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        PrintStream tee = new PrintStream(
+                new java.io.OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        copy.write(b);
+                        original.write(b);
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        copy.write(b, off, len);
+                        original.write(b, off, len);
+                    }
+                },
+                true,
+                StandardCharsets.UTF_8);
+        System.setErr(tee);
+        try {
+            action.run();
+        } finally {
+            System.setErr(original);
+        }
+        return copy.toString(StandardCharsets.UTF_8);
+    }
+}
