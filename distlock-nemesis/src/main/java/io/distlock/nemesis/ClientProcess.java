@@ -53,6 +53,7 @@ final class ClientProcess implements AutoCloseable {
     private volatile boolean paused;
     private volatile boolean beforeWrite;
     private volatile long lastHold = -1;
+    private volatile long acquiredAt = Long.MIN_VALUE;
 
     private ClientProcess(String id, SupervisedProcess process, Path dir, Consumer<Event> sink) {
         this.id = id;
@@ -135,6 +136,7 @@ final class ClientProcess implements AutoCloseable {
                         case "ACQUIRED" -> {
                             holding = e.hold();
                             lastHold = e.hold();
+                            acquiredAt = e.nanos();
                             beforeWrite = true;
                         }
                         case "RELEASED" -> holding = -1;
@@ -178,6 +180,11 @@ final class ClientProcess implements AutoCloseable {
             throw new IllegalStateException("client " + id + " did not answer CLOCK (got '" + reply + "')");
         }
         return Long.parseLong(reply.substring(6));
+    }
+
+    /** When the client's last acquisition returned ({@code System.nanoTime}). */
+    long acquiredAt() {
+        return acquiredAt;
     }
 
     /** Whether the client holds the lock and has not written yet (the moment to pause it). */

@@ -19,7 +19,10 @@ public enum FaultKind {
     /** SIGKILL the leader of a 3-node cluster; restart it with its data later. */
     KILL_LEADER("kill-leader", "failover", "leader of the 3-node cluster SIGKILLed, restarted later"),
     /** Sentinel fails over from the killed master to its replica (asynchronous replication). */
-    REDIS_FAILOVER("redis-failover", "failover", "master SIGKILLed, Sentinel promotes the replica (no WAIT)"),
+    REDIS_FAILOVER(
+            "redis-failover",
+            "failover",
+            "master SIGKILLed while its replica lags, Sentinel promotes the replica (no WAIT)"),
     /** SIGKILL one of 3 Redlock nodes; restart it later. */
     KILL_ONE_NODE("kill-one-node", "failover", "1 of 3 Redlock nodes SIGKILLed, restarted later"),
     /** SIGKILL two of 3 Redlock nodes (no majority); restart them later. */

@@ -40,6 +40,7 @@ final class Nemesis {
     private final List<ClientProcess> clients = new CopyOnWriteArrayList<>();
     private final List<ClientProcess> retired = new CopyOnWriteArrayList<>();
     private int nextClient;
+    private long leaseMs;
 
     Nemesis(Profile profile, Resource resource, String classPath, Path historyDir, Consumer<String> log) {
         this.profile = profile;
@@ -57,6 +58,8 @@ final class Nemesis {
         log.accept(backend + ": starting servers");
         try (Topology topo = broken ? new BrokenTopology(leaseMs) : Topology.open(backend, leaseMs)) {
             Capabilities caps = topo instanceof BrokenTopology b ? b.capabilities() : capabilities(topo);
+            leaseMs = topo.leaseMs;
+            this.leaseMs = leaseMs;
             String account = backend + "-" + Long.toHexString(System.nanoTime());
             resource.openAccount(account);
             ClientProcess.Spec spec = new ClientProcess.Spec(
@@ -84,8 +87,16 @@ final class Nemesis {
                 windows.add(new Results.Window("baseline", "no fault", "none", start, start, ""));
                 awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
                 long until = start + profile.perBackend().toNanos();
+                boolean first = true;
                 do {
-                    for (FaultKind kind : topo.faults()) {
+                    List<FaultKind> faults = first
+                            ? topo.faults()
+                            : topo.faults().stream().filter(topo::repeatable).toList();
+                    if (faults.isEmpty()) {
+                        break;
+                    }
+                    first = false;
+                    for (FaultKind kind : faults) {
                         windows.add(inject(topo, spec, kind));
                         if (profile.minGap().toNanos() > 0) {
                             LockSupport.parkNanos(profile.minGap().toNanos());
@@ -202,7 +213,7 @@ final class Nemesis {
     }
 
     private Results.Window inject(Topology topo, ClientProcess.Spec spec, FaultKind kind) throws InterruptedException {
-        long lease = profile.leaseMs();
+        long lease = leaseMs;
         Duration pastLease = Duration.ofMillis(lease * 5 / 2);
         String note = "";
         long injected;
@@ -211,7 +222,7 @@ final class Nemesis {
         log.accept(topo.name() + ": " + kind.id());
         switch (kind) {
             case PAUSE_HOLDER, PARTITION_HOLDER, KILL_HOLDER -> {
-                ClientProcess holder = awaitHolder();
+                ClientProcess holder = awaitHolder(Long.MIN_VALUE);
                 if (holder == null) {
                     note = "no holder seen within " + profile.recoveryTimeout().toSeconds() + " s: fault skipped";
                     injected = System.nanoTime();
@@ -269,7 +280,8 @@ final class Nemesis {
             case REDIS_FAILOVER, RESTART_NODES_WITHOUT_DATA, RESTART_SERVER_LOSE_DATA -> {
                 // while a holder is frozen before its write: a second grant is possible, and the
                 // holder's late write must then be fenced off
-                ClientProcess holder = awaitHolder();
+                long prepared = topo.prepare(kind);
+                ClientProcess holder = awaitHolder(prepared);
                 note = holder == null ? "no holder seen" : "while " + holder.id() + " held the lock (paused)";
                 injected = System.nanoTime();
                 if (holder != null) {
@@ -321,12 +333,13 @@ final class Nemesis {
         }
     }
 
-    private ClientProcess awaitHolder() throws InterruptedException {
+    /** A client that holds the lock, acquired at or after {@code acquiredSince}, and has not written yet. */
+    private ClientProcess awaitHolder(long acquiredSince) throws InterruptedException {
         ClientProcess[] found = new ClientProcess[1];
         await(
                 () -> {
                     for (ClientProcess c : clients) {
-                        if (c.isAboutToWrite()) {
+                        if (c.isAboutToWrite() && c.acquiredAt() - acquiredSince >= 0) {
                             found[0] = c;
                             return true;
                         }
