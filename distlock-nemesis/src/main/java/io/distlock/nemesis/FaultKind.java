@@ -24,9 +24,12 @@ public enum FaultKind {
             "failover",
             "master SIGKILLed while its replica lags, Sentinel promotes the replica (no WAIT)"),
     /** SIGKILL one of 3 Redlock nodes; restart it later. */
-    KILL_ONE_NODE("kill-one-node", "failover", "1 of 3 Redlock nodes SIGKILLed, restarted later"),
+    KILL_ONE_NODE("kill-one-node", "failover", "1 of 3 Redlock nodes SIGKILLed, restarted later without its data"),
     /** SIGKILL two of 3 Redlock nodes (no majority); restart them later. */
-    KILL_TWO_NODES("kill-two-nodes", "failover", "2 of 3 Redlock nodes SIGKILLed (no majority), restarted later"),
+    KILL_TWO_NODES(
+            "kill-two-nodes",
+            "failover",
+            "2 of 3 Redlock nodes SIGKILLed (no majority), restarted later without their data"),
     /** Restart 2 of 3 Redlock nodes at once without persistence while the lock is held. */
     RESTART_NODES_WITHOUT_DATA(
             "restart-nodes-without-data",
@@ -36,6 +39,15 @@ public enum FaultKind {
     private final String id;
     private final String column;
     private final String description;
+
+    /** Whether the fault makes servers forget acknowledged writes (lock keys, fencing counters). */
+    public boolean losesData() {
+        return switch (this) {
+            case RESTART_SERVER_LOSE_DATA, REDIS_FAILOVER, KILL_ONE_NODE, KILL_TWO_NODES, RESTART_NODES_WITHOUT_DATA ->
+                true;
+            default -> false;
+        };
+    }
 
     FaultKind(String id, String column, String description) {
         this.id = id;

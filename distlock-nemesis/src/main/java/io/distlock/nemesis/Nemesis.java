@@ -84,7 +84,7 @@ final class Nemesis {
                 String clock = ClockCheck.check(clients, 5);
                 long start = System.nanoTime();
                 List<Results.Window> windows = new ArrayList<>();
-                windows.add(new Results.Window("baseline", "no fault", "none", start, start, ""));
+                windows.add(new Results.Window("baseline", "no fault", "none", start, start, "", false));
                 awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
                 long until = start + profile.perBackend().toNanos();
                 boolean first = true;
@@ -120,6 +120,7 @@ final class Nemesis {
                         caps.failover().name(),
                         caps.fencing().present(),
                         caps.failover() == Capabilities.Failover.MAY_GRANT_TWICE,
+                        caps.fencingSurvivesServerRestart(),
                         profile.clients(),
                         leaseMs,
                         t0,
@@ -290,7 +291,10 @@ final class Nemesis {
                 }
                 try {
                     try (Fault f = topo.serverFault(kind, Duration.ofSeconds(30))) {
-                        hold(Duration.ofNanos(Math.max(0, injected + pastLease.toNanos() - System.nanoTime())));
+                        // keep the holder frozen until another client has written after the fault
+                        // (then its late write must be rejected), or past its lease
+                        long applied = System.nanoTime();
+                        await(() -> lastWriteOk >= applied, pastLease);
                     }
                 } finally {
                     if (holder != null) {
@@ -321,7 +325,8 @@ final class Nemesis {
         } else {
             awaitWrites(before + profile.settleWrites() - writesOk.get(), profile.recoveryTimeout());
         }
-        return new Results.Window(kind.id(), kind.description(), kind.column(), injected, undone, note);
+        return new Results.Window(
+                kind.id(), kind.description(), kind.column(), injected, undone, note, kind.losesData());
     }
 
     /** The fault's own duration: the schedule, not a wait for something to settle. */
@@ -339,7 +344,8 @@ final class Nemesis {
         await(
                 () -> {
                     for (ClientProcess c : clients) {
-                        if (c.isAboutToWrite() && c.acquiredAt() - acquiredSince >= 0) {
+                        if (c.isAboutToWrite()
+                                && (acquiredSince == Long.MIN_VALUE || c.acquiredAt() - acquiredSince >= 0)) {
                             found[0] = c;
                             return true;
                         }

@@ -41,9 +41,15 @@ final class ReportWriter {
     /** The verdict of one phase, in words. */
     static String verdict(Results.Backend b, Results.Phase p) {
         List<String> parts = new ArrayList<>();
-        if (p.fencingViolated()) {
+        if (p.fencingViolationAdmitted()) {
+            parts.add("**fencing broken**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
+                    + " reused token (admitted: the backend's tokens do not survive a restart without data)");
+        } else if (p.fencingViolated()) {
             parts.add("**FENCING VIOLATED**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
                     + " reused token");
+        }
+        if (p.fencingViolated() && p.overlaps() > 0) {
+            parts.add(p.overlaps() + " overlap(s)");
         } else if (p.overlaps() > 0) {
             parts.add(
                     b.mayGrantTwice()
@@ -230,7 +236,9 @@ final class ReportWriter {
                     continue;
                 }
                 String text;
-                if (worst.fencingViolated()) {
+                if (worst.fencingViolationAdmitted()) {
+                    text = "**fencing broken** (declared: tokens do not survive data loss)";
+                } else if (worst.fencingViolated()) {
                     text = "**fencing violated**";
                 } else if (worst.overlaps() > 0) {
                     text = b.mayGrantTwice() ? "**granted twice** (declared)" : "**granted twice** (not declared)";
@@ -300,6 +308,7 @@ final class ReportWriter {
                 q.put("writeErrors", p.writeErrors());
                 q.put("outOfOrder", p.outOfOrder());
                 q.put("duplicateTokens", p.duplicateTokens());
+                q.put("fencingViolationsAdmitted", p.fencingAdmitted());
                 q.put("overlaps", p.overlaps());
                 q.put("maxOverlapMs", p.maxOverlapMs());
                 q.put("lateWrites", p.lateWrites());

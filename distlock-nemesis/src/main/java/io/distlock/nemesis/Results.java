@@ -7,7 +7,14 @@ final class Results {
     private Results() {}
 
     /** The time window of one phase: the baseline, or one injected fault until the next one. */
-    record Window(String fault, String description, String column, long injectedAt, long undoneAt, String note) {}
+    record Window(
+            String fault,
+            String description,
+            String column,
+            long injectedAt,
+            long undoneAt,
+            String note,
+            boolean losesData) {}
 
     /** The checker's counts for one phase. */
     record Phase(
@@ -21,6 +28,7 @@ final class Results {
             int writeErrors,
             int outOfOrder,
             int duplicateTokens,
+            int fencingAdmitted,
             int overlaps,
             double maxOverlapMs,
             int lateWrites,
@@ -31,6 +39,11 @@ final class Results {
         /** Whether a safety property failed here (accepted writes out of token order or with a reused token). */
         boolean fencingViolated() {
             return outOfOrder > 0 || duplicateTokens > 0;
+        }
+
+        /** Whether every fencing violation here is one the backend's capabilities admit. */
+        boolean fencingViolationAdmitted() {
+            return fencingViolated() && fencingAdmitted == outOfOrder + duplicateTokens;
         }
     }
 

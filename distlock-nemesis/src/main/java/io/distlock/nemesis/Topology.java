@@ -197,7 +197,7 @@ abstract class Topology implements AutoCloseable {
         Sentinel(long leaseMs) {
             // failover takes longer than a short lease (down-after 1 s + election): with a short
             // lease every holder's belief ends before the replica is promoted
-            super(Math.max(leaseMs, 5000));
+            super(Math.max(leaseMs, 10_000));
         }
 
         /**

@@ -25,8 +25,9 @@ class CheckerTest {
 
     private Results.Backend check(boolean fencing, boolean mayGrantTwice, long balance) {
         List<Results.Window> windows = List.of(
-                new Results.Window("baseline", "no fault", "none", 0, 0, ""),
-                new Results.Window("pause-holder", "pause", "pause", 500 * MS, 800 * MS, ""));
+                new Results.Window("baseline", "no fault", "none", 0, 0, "", false),
+                new Results.Window("pause-holder", "pause", "pause", 500 * MS, 800 * MS, "", false),
+                new Results.Window("restart-server-lose-data", "lose", "server", 3000 * MS, 3100 * MS, "", true));
         return Checker.check(new Checker.Input(
                 "test",
                 "hand-made",
@@ -34,6 +35,7 @@ class CheckerTest {
                 mayGrantTwice ? "MAY_GRANT_TWICE" : "HELD_LOCKS_SURVIVE",
                 fencing,
                 mayGrantTwice,
+                false,
                 2,
                 1000,
                 0,
@@ -54,8 +56,8 @@ class CheckerTest {
         Results.Backend r = check(true, false, 3);
 
         assertThat(r.failures()).isEmpty();
-        assertThat(r.phases()).extracting(Results.Phase::writesAccepted).containsExactly(2, 1);
-        assertThat(r.phases()).extracting(Results.Phase::acquisitions).containsExactly(2, 1);
+        assertThat(r.phases()).extracting(Results.Phase::writesAccepted).containsExactly(2, 1, 0);
+        assertThat(r.phases()).extracting(Results.Phase::acquisitions).containsExactly(2, 1, 0);
         assertThat(r.total(Results.Phase::overlaps)).isZero();
         assertThat(r.phases().get(1).recoveryMs()).isEqualTo(99); // undone at 800 ms, next write at 899 ms
     }
@@ -80,6 +82,20 @@ class CheckerTest {
 
         assertThat(r.failures()).isEmpty();
         assertThat(r.total(Results.Phase::outOfOrder)).isEqualTo(1);
+    }
+
+    @Test
+    void check_tokenReusedAfterARestartWithoutData_admittedWhenTokensDoNotSurviveRestarts() {
+        holding("c1", 1, 7, 100, 200, true);
+        holding("c2", 1, 7, 3200, 3300, true); // after the data-losing fault at 3000 ms
+
+        Results.Backend r = check(true, true, 2);
+
+        assertThat(r.failures()).isEmpty();
+        Results.Phase lose = r.phases().get(2);
+        assertThat(lose.duplicateTokens()).isEqualTo(1);
+        assertThat(lose.fencingViolationAdmitted()).isTrue();
+        assertThat(ReportWriter.verdict(r, lose)).contains("fencing broken").contains("admitted");
     }
 
     @Test
@@ -157,13 +173,14 @@ class CheckerTest {
                 "NOT_APPLICABLE",
                 false,
                 false,
+                false,
                 1,
                 1000,
                 0,
                 5000 * MS,
                 "client c1 read 5 between the parent's 7 and 9",
                 events,
-                List.of(new Results.Window("baseline", "no fault", "none", 0, 0, "")),
+                List.of(new Results.Window("baseline", "no fault", "none", 0, 0, "", false)),
                 writes,
                 1));
 
