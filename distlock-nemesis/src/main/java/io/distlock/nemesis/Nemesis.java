@@ -41,6 +41,12 @@ final class Nemesis {
     private final List<ClientProcess> retired = new CopyOnWriteArrayList<>();
     private int nextClient;
     private long leaseMs;
+    /** Starts and stops client JVMs in parallel; threads named, daemon, one per task. */
+    private final java.util.concurrent.Executor workers = task -> {
+        Thread t = new Thread(task, "distlock-nemesis-worker");
+        t.setDaemon(true);
+        t.start();
+    };
 
     Nemesis(Profile profile, Resource resource, String classPath, Path historyDir, Consumer<String> log) {
         this.profile = profile;
@@ -76,7 +82,7 @@ final class Nemesis {
                 log.accept(backend + ": starting " + profile.clients() + " clients");
                 List<CompletableFuture<ClientProcess>> starting = new ArrayList<>();
                 for (int i = 0; i < profile.clients(); i++) {
-                    starting.add(CompletableFuture.supplyAsync(() -> startClient(topo, spec)));
+                    starting.add(CompletableFuture.supplyAsync(() -> startClient(topo, spec), workers));
                 }
                 for (CompletableFuture<ClientProcess> f : starting) {
                     clients.add(f.join());
@@ -378,7 +384,7 @@ final class Nemesis {
     private void stopClients() {
         List<CompletableFuture<Void>> stops = new ArrayList<>();
         for (ClientProcess c : clients) {
-            stops.add(CompletableFuture.runAsync(() -> c.stop(Duration.ofSeconds(15))));
+            stops.add(CompletableFuture.runAsync(() -> c.stop(Duration.ofSeconds(15)), workers));
         }
         stops.forEach(CompletableFuture::join);
     }

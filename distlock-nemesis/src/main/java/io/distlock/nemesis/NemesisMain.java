@@ -23,7 +23,12 @@ public final class NemesisMain {
     private NemesisMain() {}
 
     /** Options of one run. */
-    public record Options(Profile profile, List<String> backends, Path out, Path docs, String command) {}
+    public record Options(Profile profile, List<String> backends, Path out, Path docs, String command, Path from) {
+        /** Options of a run (not a regeneration). */
+        public Options(Profile profile, List<String> backends, Path out, Path docs, String command) {
+            this(profile, backends, out, docs, command, null);
+        }
+    }
 
     static final String USAGE = String.join(
             "\n",
@@ -33,7 +38,8 @@ public final class NemesisMain {
             "  --backends  any of " + String.join(",", Topology.BACKENDS) + " (default: all)",
             "  --duration  long profile: time per backend (default 4m)",
             "  --out       output folder (default results/nemesis-<time>); never commit it",
-            "  --docs      also write nemesis-results.md and guarantee-matrix.md there (e.g. docs)");
+            "  --docs      also write nemesis-results.md and guarantee-matrix.md there (e.g. docs)",
+            "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out)");
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
@@ -48,6 +54,13 @@ public final class NemesisMain {
         }
         if (o == null) {
             System.out.println(USAGE);
+            return;
+        }
+        if (o.from() != null) {
+            Results.Run old = ResultsJson.read(o.from());
+            String command = old.command().isEmpty() ? "./distlock nemesis --profile " + old.profile() : old.command();
+            writeReports(old, o.out(), o.docs(), command);
+            System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
             return;
         }
         Results.Run run = run(o, line -> System.err.println("[nemesis] " + line));
@@ -65,6 +78,7 @@ public final class NemesisMain {
         Path out = null;
         Path docs = null;
         Duration duration = null;
+        Path from = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("-h") || a.equals("--help")) {
@@ -88,6 +102,7 @@ public final class NemesisMain {
                 case "--duration" -> duration = parseDuration(v);
                 case "--out" -> out = Paths.get(v);
                 case "--docs" -> docs = Paths.get(v);
+                case "--from" -> from = Paths.get(v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -110,7 +125,10 @@ public final class NemesisMain {
                         : " --duration "
                                 + String.join(" ", args[Arrays.asList(args).indexOf("--duration") + 1]))
                 + (docs == null ? "" : " --docs " + docs);
-        return new Options(profile, backends, out, docs, command);
+        if (from != null) {
+            return new Options(profile, backends, out, docs, command, from);
+        }
+        return new Options(profile, backends, out, docs, command, null);
     }
 
     static Duration parseDuration(String v) {
@@ -164,17 +182,21 @@ public final class NemesisMain {
                 started,
                 Runtime.getRuntime().availableProcessors() + " cores",
                 (System.nanoTime() - t0) / 1e9,
-                List.copyOf(results));
-        ReportWriter.write(run, o.out(), o.command());
-        if (o.docs() != null) {
-            java.nio.file.Files.createDirectories(o.docs());
-            java.nio.file.Files.writeString(
-                    o.docs().resolve("nemesis-results.md"), ReportWriter.results(run, o.command()));
-            java.nio.file.Files.writeString(
-                    o.docs().resolve("guarantee-matrix.md"),
-                    ReportWriter.matrix(run, "nemesis-results.md", o.command()));
-        }
+                List.copyOf(results),
+                o.command());
+        writeReports(run, o.out(), o.docs(), o.command());
         return run;
+    }
+
+    /** Writes the reports of {@code run} to {@code out} and, if not null, the two Markdown files to {@code docs}. */
+    static void writeReports(Results.Run run, Path out, Path docs, String command) throws IOException {
+        ReportWriter.write(run, out, command);
+        if (docs != null) {
+            java.nio.file.Files.createDirectories(docs);
+            java.nio.file.Files.writeString(docs.resolve("nemesis-results.md"), ReportWriter.results(run, command));
+            java.nio.file.Files.writeString(
+                    docs.resolve("guarantee-matrix.md"), ReportWriter.matrix(run, "nemesis-results.md", command));
+        }
     }
 
     /** Runs one backend (also {@code broken}) without writing reports: for tests. */

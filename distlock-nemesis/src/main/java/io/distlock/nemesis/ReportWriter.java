@@ -34,6 +34,17 @@ final class ReportWriter {
                 dir.resolve("guarantee-matrix.md"), matrix(run, "nemesis-results.md", command), StandardCharsets.UTF_8);
     }
 
+    /** The anchor of every phase of {@code b}: {@code backend-fault}, then {@code -2}, {@code -3} for repeats. */
+    static List<String> anchors(Results.Backend b) {
+        Map<String, Integer> seen = new java.util.HashMap<>();
+        List<String> out = new ArrayList<>();
+        for (Results.Phase p : b.phases()) {
+            int n = seen.merge(p.fault(), 1, Integer::sum);
+            out.add(anchor(b.backend(), p.fault()) + (n == 1 ? "" : "-" + n));
+        }
+        return out;
+    }
+
     static String anchor(String backend, String fault) {
         return backend + "-" + fault;
     }
@@ -138,9 +149,11 @@ final class ReportWriter {
             sb.append("| fault | what | acquisitions | writes accepted | stale rejected | out of order / reused token |"
                     + " overlaps (max ms) | late writes (accepted) | recovery ms | verdict |\n");
             sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
-            for (Results.Phase p : b.phases()) {
+            List<String> anchors = anchors(b);
+            for (int i = 0; i < b.phases().size(); i++) {
+                Results.Phase p = b.phases().get(i);
                 sb.append("| <a id=\"")
-                        .append(anchor(b.backend(), p.fault()))
+                        .append(anchors.get(i))
                         .append("\"></a>")
                         .append(p.fault())
                         .append(" | ")
@@ -223,11 +236,15 @@ final class ReportWriter {
             for (String c : COLUMNS) {
                 Results.Phase worst = null;
                 int count = 0;
-                for (Results.Phase p : b.phases()) {
+                String worstAnchor = null;
+                List<String> anchors = anchors(b);
+                for (int i = 0; i < b.phases().size(); i++) {
+                    Results.Phase p = b.phases().get(i);
                     if (p.column().equals(c)) {
                         count++;
                         if (worst == null || severity(b, p) > severity(b, worst)) {
                             worst = p;
+                            worstAnchor = anchors.get(i);
                         }
                     }
                 }
@@ -248,15 +265,25 @@ final class ReportWriter {
                 if (worst.staleRejected() > 0) {
                     text += ", stale writes rejected";
                 }
+                int stuck = 0;
+                for (Results.Phase p : b.phases()) {
+                    if (p.column().equals(c) && p.note().contains("no write accepted within")) {
+                        stuck++;
+                    }
+                }
+                if (stuck > 0) {
+                    text += "; **no write accepted for the recovery timeout after " + stuck + " of " + count
+                            + " runs**";
+                }
                 sb.append(" [")
                         .append(text)
                         .append("](")
                         .append(resultsLink)
                         .append('#')
-                        .append(anchor(b.backend(), worst.fault()))
+                        .append(worstAnchor)
                         .append(")");
                 if (count > 1) {
-                    sb.append(" (worst of ").append(count).append(")");
+                    sb.append(" (worst of ").append(count).append(" runs)");
                 }
                 sb.append(" |");
             }
@@ -271,6 +298,7 @@ final class ReportWriter {
     static String json(Results.Run run) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("profile", run.profile());
+        root.put("command", run.command());
         root.put("started", run.started());
         root.put("host", run.host());
         root.put("durationSeconds", run.durationSeconds());

@@ -103,7 +103,13 @@ final class Results {
     }
 
     /** A whole run. */
-    record Run(String profile, String started, String host, double durationSeconds, List<Backend> backends) {
+    record Run(
+            String profile,
+            String started,
+            String host,
+            double durationSeconds,
+            List<Backend> backends,
+            String command) {
         boolean ok() {
             return backends.stream().allMatch(Backend::ok);
         }

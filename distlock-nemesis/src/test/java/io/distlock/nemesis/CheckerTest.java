@@ -189,10 +189,63 @@ class CheckerTest {
     }
 
     @Test
+    void matrix_repeatedFault_linksToTheWorstRunsOwnAnchor() {
+        holding("c1", 1, 1, 100, 200, true);
+        Results.Backend one = check(true, true, 1);
+        Results.Phase calm = one.phases().get(1);
+        Results.Phase bad = new Results.Phase(
+                calm.fault(), calm.description(), calm.column(), "", 1, 1, 0, 0, 0, 0, 0, 2, 10.0, 0, 0, 5, 100);
+        Results.Backend b = new Results.Backend(
+                one.backend(),
+                one.topology(),
+                one.fencing(),
+                one.failover(),
+                true,
+                true,
+                2,
+                1000,
+                1,
+                "ok",
+                List.of(one.phases().get(0), calm, bad),
+                1,
+                1,
+                1,
+                0,
+                0,
+                0,
+                List.of(),
+                List.of());
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(b), "cmd");
+
+        assertThat(ReportWriter.anchors(b))
+                .containsExactly("test-baseline", "test-pause-holder", "test-pause-holder-2");
+        assertThat(ReportWriter.matrix(run, "r.md", "cmd"))
+                .contains("**granted twice** (declared)](r.md#test-pause-holder-2) (worst of 2 runs)");
+        assertThat(ReportWriter.results(run, "cmd")).contains("<a id=\"test-pause-holder-2\"></a>");
+    }
+
+    @Test
+    void resultsJson_readBack_regeneratesTheSameReports(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        holding("c1", 1, 20, 100, 200, true);
+        holding("c2", 1, 19, 300, 400, true);
+        events.add(new Event("c1", "WRITE_STALE", 900 * MS, 1, 20, Event.NONE, "a \"quoted\" detail"));
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(check(true, true, 2)), "cmd");
+        java.nio.file.Files.writeString(dir.resolve("results.json"), ReportWriter.json(run));
+
+        Results.Run back = ResultsJson.read(dir.resolve("results.json"));
+
+        assertThat(ReportWriter.matrix(back, "r.md", "cmd")).isEqualTo(ReportWriter.matrix(run, "r.md", "cmd"));
+        assertThat(ReportWriter.results(back, "cmd")).isEqualTo(ReportWriter.results(run, "cmd"));
+        assertThat(back.backends().get(0).failures())
+                .isEqualTo(run.backends().get(0).failures());
+    }
+
+    @Test
     void matrix_linksEveryCellToItsFaultRun() {
         holding("c1", 1, 1, 100, 200, true);
         Results.Backend r = check(true, false, 1);
-        Results.Run run = new Results.Run("smoke", "now", "2 cores", 1, List.of(r));
+        Results.Run run = new Results.Run("smoke", "now", "2 cores", 1, List.of(r), "cmd");
 
         String matrix = ReportWriter.matrix(run, "nemesis-results.md", "./distlock nemesis");
         String results = ReportWriter.results(run, "./distlock nemesis");
