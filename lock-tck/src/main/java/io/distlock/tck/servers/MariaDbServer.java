@@ -96,6 +96,8 @@ public final class MariaDbServer extends DelegatingTestServer {
                             "--datadir=" + s.dir().resolve("data"),
                             "--socket=" + s.dir().resolve("mariadbd.sock"),
                             "--pid-file=" + s.dir().resolve("mariadbd.pid"),
+                            // its own temp dir: a shared /tmp let another process remove its temp tables
+                            "--tmpdir=" + s.dir(),
                             "--port=" + s.port(),
                             "--bind-address=127.0.0.1",
                             "--skip-name-resolve",
@@ -126,6 +128,7 @@ public final class MariaDbServer extends DelegatingTestServer {
                             "--no-defaults",
                             "--datadir=" + s.dir().resolve("data"),
                             "--auth-root-authentication-method=normal",
+                            "--tmpdir=" + s.dir(),
                             "--skip-test-db"));
                     if (root) {
                         c.add("--user=root");

@@ -1,0 +1,438 @@
+package io.distlock.nemesis;
+
+import io.distlock.Capabilities;
+import io.distlock.LockProvider;
+import io.distlock.LockProviders;
+import io.distlock.tck.faults.Fault;
+import io.distlock.tck.faults.TcpProxy;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * Runs one backend through a profile: starts its servers ({@link Topology}) and the lock clients
+ * (child JVMs), checks that parent and children read one monotonic clock, records a baseline, then
+ * injects each applicable fault in turn — each bounded in time and undone — waiting after each for
+ * the system to accept writes again, and finally hands everything to the {@link Checker}.
+ */
+final class Nemesis {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Profile profile;
+    private final Resource resource;
+    private final String classPath;
+    private final Consumer<String> log;
+    private final Path historyDir;
+
+    private final List<Event> events = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger writesOk = new AtomicInteger();
+    private volatile long lastWriteOk = Long.MIN_VALUE;
+    private final List<ClientProcess> clients = new CopyOnWriteArrayList<>();
+    private final List<ClientProcess> retired = new CopyOnWriteArrayList<>();
+    private int nextClient;
+    private long leaseMs;
+    /** Starts and stops client JVMs in parallel; threads named, daemon, one per task. */
+    private final java.util.concurrent.Executor workers = task -> {
+        Thread t = new Thread(task, "distlock-nemesis-worker");
+        t.setDaemon(true);
+        t.start();
+    };
+
+    Nemesis(Profile profile, Resource resource, String classPath, Path historyDir, Consumer<String> log) {
+        this.profile = profile;
+        this.historyDir = historyDir;
+        this.resource = resource;
+        this.classPath = classPath;
+        this.log = log;
+    }
+
+    /** Runs {@code backend} ({@link Topology#BACKENDS}, or {@code broken}) and checks it. */
+    Results.Backend run(String backend) throws SQLException, InterruptedException {
+        long leaseMs = profile.leaseMs();
+        boolean broken = backend.equals("broken");
+        long t0 = System.nanoTime();
+        log.accept(backend + ": starting servers");
+        try (Topology topo = broken ? new BrokenTopology(leaseMs) : Topology.open(backend, leaseMs)) {
+            Capabilities caps = topo instanceof BrokenTopology b ? b.capabilities() : capabilities(topo);
+            leaseMs = topo.leaseMs;
+            this.leaseMs = leaseMs;
+            String account = backend + "-" + Long.toHexString(System.nanoTime());
+            resource.openAccount(account);
+            ClientProcess.Spec spec = new ClientProcess.Spec(
+                    null,
+                    "nemesis-" + backend,
+                    resource.jdbcUrl(),
+                    resource.user(),
+                    resource.password(),
+                    account,
+                    2 * leaseMs,
+                    profile.workMs(),
+                    broken);
+            try {
+                log.accept(backend + ": starting " + profile.clients() + " clients");
+                List<CompletableFuture<ClientProcess>> starting = new ArrayList<>();
+                for (int i = 0; i < profile.clients(); i++) {
+                    starting.add(CompletableFuture.supplyAsync(() -> startClient(topo, spec), workers));
+                }
+                for (CompletableFuture<ClientProcess> f : starting) {
+                    clients.add(f.join());
+                }
+                String clock = ClockCheck.check(clients, 5);
+                long start = System.nanoTime();
+                List<Results.Window> windows = new ArrayList<>();
+                windows.add(new Results.Window("baseline", "no fault", "none", start, start, "", false));
+                awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
+                long until = start + profile.perBackend().toNanos();
+                boolean first = true;
+                do {
+                    List<FaultKind> faults = first
+                            ? topo.faults()
+                            : topo.faults().stream().filter(topo::repeatable).toList();
+                    if (faults.isEmpty()) {
+                        break;
+                    }
+                    first = false;
+                    for (FaultKind kind : faults) {
+                        windows.add(inject(topo, spec, kind));
+                        if (profile.minGap().toNanos() > 0) {
+                            LockSupport.parkNanos(profile.minGap().toNanos());
+                        }
+                    }
+                } while (System.nanoTime() < until);
+                log.accept(backend + ": stopping clients");
+                stopClients();
+                long end = System.nanoTime();
+                List<Event> snapshot;
+                synchronized (events) {
+                    snapshot = new ArrayList<>(events);
+                }
+                if (historyDir != null) {
+                    writeHistory(historyDir.resolve("history-" + backend + ".log"), snapshot, windows);
+                }
+                return Checker.check(new Checker.Input(
+                        backend,
+                        topo.describe(),
+                        caps.fencing().name(),
+                        caps.failover().name(),
+                        caps.fencing().present(),
+                        caps.failover() == Capabilities.Failover.MAY_GRANT_TWICE,
+                        caps.fencingSurvivesServerRestart(),
+                        profile.clients(),
+                        leaseMs,
+                        t0,
+                        end,
+                        clock,
+                        snapshot,
+                        windows,
+                        resource.writes(account),
+                        resource.balance(account)));
+            } finally {
+                for (ClientProcess c : clients) {
+                    c.close();
+                }
+                for (ClientProcess c : retired) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    /** Every event and fault window, one per line, in time order (milliseconds from the first). */
+    private static void writeHistory(Path file, List<Event> events, List<Results.Window> windows) {
+        List<String> lines = new ArrayList<>();
+        List<Event> sorted = new ArrayList<>(events);
+        sorted.sort(java.util.Comparator.comparingLong(Event::nanos));
+        long origin = sorted.isEmpty() ? 0 : sorted.get(0).nanos();
+        int w = 1;
+        for (Event e : sorted) {
+            while (w < windows.size() && windows.get(w).injectedAt() <= e.nanos()) {
+                Results.Window x = windows.get(w++);
+                lines.add(String.format(
+                        java.util.Locale.ROOT,
+                        "%10.3f FAULT %s (%s) undone at %.3f",
+                        (x.injectedAt() - origin) / 1e6,
+                        x.fault(),
+                        x.note(),
+                        (x.undoneAt() - origin) / 1e6));
+            }
+            lines.add(String.format(
+                    java.util.Locale.ROOT,
+                    "%10.3f %s#%d %s token=%s%s %s",
+                    (e.nanos() - origin) / 1e6,
+                    e.client(),
+                    e.hold(),
+                    e.type(),
+                    e.token() < 0 ? "-" : Long.toString(e.token()),
+                    e.deadline() == Event.NONE
+                            ? ""
+                            : String.format(java.util.Locale.ROOT, " until=%.3f", (e.deadline() - origin) / 1e6),
+                    e.detail()));
+        }
+        try {
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.write(file, lines);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
+    private static Capabilities capabilities(Topology topo) {
+        try (LockProvider p = LockProviders.open(topo.uri(topo.nodes()))) {
+            return p.capabilities();
+        }
+    }
+
+    private ClientProcess startClient(Topology topo, ClientProcess.Spec spec) {
+        String id;
+        synchronized (this) {
+            id = "c" + (++nextClient);
+        }
+        String uri = spec.broken() ? "broken://" : topo.clientUri(id);
+        ClientProcess.Spec mine = new ClientProcess.Spec(
+                uri,
+                spec.lock(),
+                spec.jdbcUrl(),
+                spec.user(),
+                spec.password(),
+                spec.account(),
+                spec.maxWaitMs(),
+                spec.workMs(),
+                spec.broken());
+        return ClientProcess.start(id, mine, classPath, this::record, START_TIMEOUT);
+    }
+
+    private void record(Event e) {
+        events.add(e);
+        if (e.type().equals("WRITE_OK")) {
+            lastWriteOk = e.nanos();
+            writesOk.incrementAndGet();
+        }
+    }
+
+    private Results.Window inject(Topology topo, ClientProcess.Spec spec, FaultKind kind) throws InterruptedException {
+        long lease = leaseMs;
+        Duration pastLease = Duration.ofMillis(lease * 5 / 2);
+        String note = "";
+        long injected;
+        long undone;
+        ClientProcess frozen = null;
+        log.accept(topo.name() + ": " + kind.id());
+        switch (kind) {
+            case PAUSE_HOLDER, PARTITION_HOLDER, KILL_HOLDER -> {
+                ClientProcess holder = awaitHolder(Long.MIN_VALUE);
+                if (holder == null) {
+                    note = "no holder seen within " + profile.recoveryTimeout().toSeconds() + " s: fault skipped";
+                    injected = System.nanoTime();
+                    undone = injected;
+                    break;
+                }
+                note = "target " + holder.id();
+                injected = System.nanoTime();
+                if (kind == FaultKind.KILL_HOLDER) {
+                    holder.kill();
+                    undone = System.nanoTime();
+                    clients.remove(holder);
+                    retired.add(holder);
+                    topo.dropClient(holder.id());
+                    clients.add(startClient(topo, spec));
+                } else if (kind == FaultKind.PAUSE_HOLDER) {
+                    frozen = holder;
+                    try (Fault f = Fault.inject("pause-" + holder.id(), holder::pause, holder::resume, pastLease)) {
+                        hold(pastLease);
+                    }
+                    undone = System.nanoTime();
+                } else {
+                    List<TcpProxy> ps = topo.proxiesOf(holder.id());
+                    try (Fault f = Fault.inject(
+                            "partition-" + holder.id(),
+                            () -> ps.forEach(p -> p.blackhole(TcpProxy.Direction.BOTH)),
+                            () -> ps.forEach(TcpProxy::resume),
+                            pastLease)) {
+                        hold(pastLease);
+                    }
+                    undone = System.nanoTime();
+                }
+            }
+            case RESET_CONNECTIONS -> {
+                injected = System.nanoTime();
+                int cut = topo.allProxies().stream()
+                        .mapToInt(TcpProxy::cutConnections)
+                        .sum();
+                undone = System.nanoTime();
+                note = cut + " connections reset";
+            }
+            case LATENCY -> {
+                List<TcpProxy> ps = topo.allProxies();
+                Duration d = Duration.ofMillis(lease * 2);
+                injected = System.nanoTime();
+                try (Fault f = Fault.inject(
+                        "latency",
+                        () -> ps.forEach(p -> p.setLatency(TcpProxy.Direction.BOTH, Duration.ofMillis(200))),
+                        () -> ps.forEach(p -> p.setLatency(TcpProxy.Direction.BOTH, Duration.ZERO)),
+                        d.plusSeconds(5))) {
+                    hold(d);
+                }
+                undone = System.nanoTime();
+            }
+            case REDIS_FAILOVER, RESTART_NODES_WITHOUT_DATA, RESTART_SERVER_LOSE_DATA -> {
+                // while a holder is frozen before its write: a second grant is possible, and the
+                // holder's late write must then be fenced off
+                long prepared = topo.prepare(kind);
+                ClientProcess holder = awaitHolder(prepared);
+                note = holder == null ? "no holder seen" : "while " + holder.id() + " held the lock (paused)";
+                injected = System.nanoTime();
+                if (holder != null) {
+                    frozen = holder;
+                    holder.pause();
+                }
+                try {
+                    try (Fault f = topo.serverFault(kind, Duration.ofSeconds(30))) {
+                        // keep the holder frozen until another client has written after the fault
+                        // (then its late write must be rejected), or past its lease
+                        long applied = System.nanoTime();
+                        await(() -> lastWriteOk >= applied, pastLease);
+                    }
+                } finally {
+                    if (holder != null) {
+                        holder.resume();
+                    }
+                }
+                undone = System.nanoTime();
+            }
+            default -> {
+                Duration d = Duration.ofMillis(lease * 3 / 2);
+                injected = System.nanoTime();
+                try (Fault f = topo.serverFault(kind, d.plusSeconds(30))) {
+                    hold(d);
+                }
+                undone = System.nanoTime();
+            }
+        }
+        if (frozen != null) {
+            // let the resumed holder make its late write before the next fault picks a target
+            ClientProcess f = frozen;
+            await(() -> !f.isAboutToWrite(), profile.recoveryTimeout());
+        }
+        long before = writesOk.get();
+        boolean recovered = await(() -> lastWriteOk >= undone, profile.recoveryTimeout());
+        if (!recovered) {
+            note = (note.isEmpty() ? "" : note + "; ") + "no write accepted within "
+                    + profile.recoveryTimeout().toSeconds() + " s after the fault";
+        } else {
+            awaitWrites(before + profile.settleWrites() - writesOk.get(), profile.recoveryTimeout());
+        }
+        return new Results.Window(
+                kind.id(), kind.description(), kind.column(), injected, undone, note, kind.losesData());
+    }
+
+    /** The fault's own duration: the schedule, not a wait for something to settle. */
+    private static void hold(Duration d) {
+        long end = System.nanoTime() + d.toNanos();
+        long left;
+        while ((left = end - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    /** A client that holds the lock, acquired at or after {@code acquiredSince}, and has not written yet. */
+    private ClientProcess awaitHolder(long acquiredSince) throws InterruptedException {
+        ClientProcess[] found = new ClientProcess[1];
+        await(
+                () -> {
+                    for (ClientProcess c : clients) {
+                        if (c.isAboutToWrite()
+                                && (acquiredSince == Long.MIN_VALUE || c.acquiredAt() - acquiredSince >= 0)) {
+                            found[0] = c;
+                            return true;
+                        }
+                    }
+                    return false;
+                },
+                profile.recoveryTimeout());
+        return found[0];
+    }
+
+    private void awaitWrites(long count, Duration timeout) throws InterruptedException {
+        long target = writesOk.get() + Math.max(0, count);
+        await(() -> writesOk.get() >= target, timeout);
+    }
+
+    private static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            TimeUnit.MILLISECONDS.sleep(2);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        return true;
+    }
+
+    private void stopClients() {
+        List<CompletableFuture<Void>> stops = new ArrayList<>();
+        for (ClientProcess c : clients) {
+            stops.add(CompletableFuture.runAsync(() -> c.stop(Duration.ofSeconds(15)), workers));
+        }
+        stops.forEach(CompletableFuture::join);
+    }
+
+    /** A deliberately broken "backend" for proving the checker: no servers, every request granted. */
+    static final class BrokenTopology extends Topology {
+        BrokenTopology(long leaseMs) {
+            super(leaseMs);
+        }
+
+        Capabilities capabilities() {
+            // it claims fencing, as a buggy backend would
+            return Capabilities.builder()
+                    .fencing(Capabilities.Fencing.MONOTONIC_PER_LOCK)
+                    .build();
+        }
+
+        @Override
+        String name() {
+            return "broken";
+        }
+
+        @Override
+        String describe() {
+            return "no server: every client is granted the lock at once, always with token 1";
+        }
+
+        @Override
+        boolean proxied() {
+            return false;
+        }
+
+        @Override
+        List<FaultKind> faults() {
+            return List.of(FaultKind.PAUSE_HOLDER);
+        }
+
+        @Override
+        List<String> nodes() {
+            return List.of();
+        }
+
+        @Override
+        String uri(List<String> addresses) {
+            return "broken://";
+        }
+
+        @Override
+        protected void closeServers() {}
+    }
+}

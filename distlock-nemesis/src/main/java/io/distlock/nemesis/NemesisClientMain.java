@@ -1,0 +1,260 @@
+package io.distlock.nemesis;
+
+import io.distlock.Lease;
+import io.distlock.LockProvider;
+import io.distlock.LockProviders;
+import io.distlock.fencing.JdbcFencingGuard;
+import io.distlock.fencing.StaleTokenException;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One lock client of a nemesis run, in its own JVM. It loops until told to stop: acquire the lock
+ * (waiting at most {@code maxWaitMs}), "work" for {@code workMs}, then do the money transfer on the
+ * guarded resource in one transaction — check the fencing token with {@link JdbcFencingGuard}, read
+ * the balance ({@code FOR UPDATE}), write balance + 1, append a row to the write log — and release.
+ * It does <em>not</em> check its lease before writing: a holder that was paused past its lease
+ * writes anyway, and the resource must reject it.
+ *
+ * <p>Every step is printed on stdout as one event line, {@code E <type> <nanoTime> <hold> <token|->
+ * <deadline|-> <detail>}; the parent merges the events of all clients (one machine: one
+ * {@code CLOCK_MONOTONIC}). Commands on stdin: {@code CLOCK} (answers {@code CLOCK <nanoTime>}),
+ * {@code STOP} (finish the current round, release, answer {@code BYE}, exit). EOF on stdin (the
+ * parent died) exits too.
+ *
+ * <p>{@code --broken} replaces the lock with a deliberately wrong one that grants every request at
+ * once with the same token, so tests can prove the checker catches a broken backend.
+ */
+public final class NemesisClientMain {
+    private static final Object OUT_LOCK = new Object();
+    private static final long NONE = Long.MIN_VALUE;
+    private static PrintStream out;
+
+    private final Map<String, String> args;
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final JdbcFencingGuard guard = JdbcFencingGuard.create(Resource.FENCE_TABLE);
+    private Connection connection;
+
+    private NemesisClientMain(Map<String, String> args) {
+        this.args = args;
+    }
+
+    /** Entry point; arguments are {@code --name value} pairs (see {@link ClientProcess}). */
+    public static void main(String[] argv) throws Exception {
+        out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        Map<String, String> a = new HashMap<>();
+        for (int i = 0; i < argv.length; i++) {
+            if (argv[i].equals("--broken")) {
+                a.put("broken", "true");
+            } else if (argv[i].startsWith("--") && i + 1 < argv.length) {
+                a.put(argv[i].substring(2), argv[++i]);
+            } else {
+                System.err.println("unexpected argument '" + argv[i] + "'");
+                System.exit(2);
+            }
+        }
+        new NemesisClientMain(a).run();
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        boolean broken = args.containsKey("broken");
+        LockProvider provider = broken ? null : LockProviders.open(args.get("uri"));
+        Thread commands = new Thread(this::readCommands, "distlock-nemesis-client-commands");
+        commands.setDaemon(true);
+        commands.start();
+        println("READY " + ProcessHandle.current().pid() + " " + System.nanoTime());
+        String lockName = args.get("lock");
+        Duration maxWait = Duration.ofMillis(Long.parseLong(args.get("maxWaitMs")));
+        long workMs = Long.parseLong(args.get("workMs"));
+        long hold = 0;
+        try {
+            while (stop.getCount() > 0) {
+                hold++;
+                Lease lease = null;
+                long token;
+                if (broken) {
+                    token = 1;
+                    long now = System.nanoTime();
+                    event("ACQUIRED", now, hold, token, now + TimeUnit.SECONDS.toNanos(1), "");
+                } else {
+                    Optional<Lease> l;
+                    try {
+                        l = provider.lock(lockName).tryAcquire(maxWait);
+                    } catch (RuntimeException e) {
+                        event("ACQUIRE_ERROR", System.nanoTime(), hold, -1, NONE, String.valueOf(e));
+                        stop.await(100, TimeUnit.MILLISECONDS);
+                        continue;
+                    }
+                    if (l.isEmpty()) {
+                        event("NOT_ACQUIRED", System.nanoTime(), hold, -1, NONE, "");
+                        continue;
+                    }
+                    lease = l.get();
+                    long now = System.nanoTime();
+                    token = lease.fencingToken().orElse(-1);
+                    event(
+                            "ACQUIRED",
+                            now,
+                            hold,
+                            token,
+                            now + lease.remainingValidity().toNanos(),
+                            "");
+                    long h = hold;
+                    lease.lost().thenAccept(e -> event("LOST", System.nanoTime(), h, token, NONE, ""));
+                }
+                if (workMs > 0) {
+                    Thread.sleep(workMs); // the "work" between acquiring and writing
+                }
+                if (lease != null && lease.isValid()) {
+                    // a renewal may have moved the deadline: record the belief the write is made under
+                    long now = System.nanoTime();
+                    event(
+                            "VALID",
+                            now,
+                            hold,
+                            token,
+                            now + lease.remainingValidity().toNanos(),
+                            "");
+                }
+                write(hold, token);
+                event("RELEASED", System.nanoTime(), hold, token, NONE, "");
+                if (lease != null) {
+                    try {
+                        lease.release();
+                    } catch (RuntimeException e) {
+                        event("RELEASE_ERROR", System.nanoTime(), hold, token, NONE, String.valueOf(e));
+                    }
+                }
+            }
+        } finally {
+            if (provider != null) {
+                try {
+                    provider.close();
+                } catch (RuntimeException e) {
+                    System.err.println("close failed: " + e);
+                }
+            }
+            println("BYE");
+        }
+    }
+
+    private void write(long hold, long token) {
+        if (token < 0) {
+            event("WRITE_ERROR", System.nanoTime(), hold, token, NONE, "no fencing token");
+            return;
+        }
+        String account = args.get("account");
+        try {
+            Connection c = connection();
+            try {
+                guard.check(c, account, token);
+                long balance;
+                try (PreparedStatement ps =
+                        c.prepareStatement("SELECT balance FROM " + Resource.ACCOUNTS + " WHERE id = ? FOR UPDATE")) {
+                    ps.setString(1, account);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new SQLException("account " + account + " does not exist");
+                        }
+                        balance = rs.getLong(1);
+                    }
+                }
+                try (PreparedStatement ps =
+                        c.prepareStatement("UPDATE " + Resource.ACCOUNTS + " SET balance = ? WHERE id = ?")) {
+                    ps.setLong(1, balance + 1);
+                    ps.setString(2, account);
+                    ps.executeUpdate();
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + Resource.WRITES
+                        + " (account, token, client, hold, balance_before) VALUES (?, ?, ?, ?, ?)")) {
+                    ps.setString(1, account);
+                    ps.setLong(2, token);
+                    ps.setString(3, args.get("client"));
+                    ps.setLong(4, hold);
+                    ps.setLong(5, balance);
+                    ps.executeUpdate();
+                }
+                c.commit();
+                event("WRITE_OK", System.nanoTime(), hold, token, NONE, Long.toString(balance));
+            } catch (StaleTokenException e) {
+                c.rollback();
+                event("WRITE_STALE", System.nanoTime(), hold, token, NONE, Long.toString(e.lastAccepted()));
+            }
+        } catch (SQLException | RuntimeException e) {
+            event("WRITE_ERROR", System.nanoTime(), hold, token, NONE, String.valueOf(e));
+            closeConnection();
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null) {
+            Connection c = DriverManager.getConnection(args.get("jdbc"), args.get("user"), args.get("password"));
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION innodb_lock_wait_timeout = 10");
+            }
+            c.setAutoCommit(false);
+            connection = c;
+        }
+        return connection;
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // gone already
+            }
+            connection = null;
+        }
+    }
+
+    private void readCommands() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals("CLOCK")) {
+                    println("CLOCK " + System.nanoTime());
+                } else if (line.equals("STOP")) {
+                    stop.countDown();
+                }
+            }
+        } catch (Exception e) {
+            // parent gone
+        }
+        if (stop.getCount() > 0) {
+            // the parent died: exit without waiting for the loop
+            Runtime.getRuntime().halt(3);
+        }
+    }
+
+    private static void event(String type, long nanos, long hold, long token, long deadline, String detail) {
+        println("E " + type + " " + nanos + " " + hold + " " + (token < 0 ? "-" : Long.toString(token)) + " "
+                + (deadline == NONE ? "-" : Long.toString(deadline)) + " "
+                + detail.replace('\n', ' ').replace('\r', ' '));
+    }
+
+    private static void println(String line) {
+        synchronized (OUT_LOCK) {
+            out.println(line);
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package io.distlock.nemesis;
+
+import io.distlock.tck.servers.MariaDbServer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * {@code ./distlock nemesis}: runs the nemesis suite against every backend (or those named), writes
+ * {@code results.json}, {@code nemesis-results.md} and {@code guarantee-matrix.md} to the output
+ * folder (and, with {@code --docs DIR}, the two Markdown files to that folder too), and exits 1 if a
+ * backend that declares fencing accepted a stale or out-of-order write or lost an update.
+ */
+public final class NemesisMain {
+    private NemesisMain() {}
+
+    /** Options of one run. */
+    public record Options(Profile profile, List<String> backends, Path out, Path docs, String command, Path from) {
+        /** Options of a run (not a regeneration). */
+        public Options(Profile profile, List<String> backends, Path out, Path docs, String command) {
+            this(profile, backends, out, docs, command, null);
+        }
+    }
+
+    static final String USAGE = String.join(
+            "\n",
+            "usage: ./distlock nemesis [--profile smoke|long] [--backends b1,b2,...] [--duration 4m] [--out DIR] [--docs DIR]",
+            "  --profile   smoke: every backend, every applicable fault once (CI); long (default): several minutes",
+            "              per backend, faults every few seconds",
+            "  --backends  any of " + String.join(",", Topology.BACKENDS) + " (default: all)",
+            "  --duration  long profile: time per backend (default 4m)",
+            "  --out       output folder (default results/nemesis-<time>); never commit it",
+            "  --docs      also write nemesis-results.md and guarantee-matrix.md there (e.g. docs)",
+            "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out)");
+
+    /** Entry point. */
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        if (o == null) {
+            System.out.println(USAGE);
+            return;
+        }
+        if (o.from() != null) {
+            Results.Run old = ResultsJson.read(o.from());
+            String command = old.command().isEmpty() ? "./distlock nemesis --profile " + old.profile() : old.command();
+            writeReports(old, o.out(), o.docs(), command);
+            System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
+            return;
+        }
+        Results.Run run = run(o, line -> System.err.println("[nemesis] " + line));
+        System.out.println(ReportWriter.matrix(run, "nemesis-results.md", o.command()));
+        for (Results.Backend b : run.backends()) {
+            System.out.println(b.backend() + ": " + (b.ok() ? "pass" : "FAIL: " + String.join("; ", b.failures())));
+        }
+        System.out.println("results: " + o.out().toAbsolutePath());
+        System.exit(run.ok() ? 0 : 1);
+    }
+
+    static Options parse(String[] args) {
+        Profile profile = Profile.longRun();
+        List<String> backends = Topology.BACKENDS;
+        Path out = null;
+        Path docs = null;
+        Duration duration = null;
+        Path from = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                return null;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + a + " needs a value");
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--profile" -> profile = Profile.named(v);
+                case "--backends" -> {
+                    backends = Arrays.stream(v.split(",")).map(String::trim).toList();
+                    for (String b : backends) {
+                        if (!Topology.BACKENDS.contains(b)) {
+                            throw new IllegalArgumentException(
+                                    "--backends must name some of " + Topology.BACKENDS + " (was '" + b + "')");
+                        }
+                    }
+                }
+                case "--duration" -> duration = parseDuration(v);
+                case "--out" -> out = Paths.get(v);
+                case "--docs" -> docs = Paths.get(v);
+                case "--from" -> from = Paths.get(v);
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (duration != null) {
+            profile = profile.withPerBackend(duration);
+        }
+        if (out == null) {
+            out = Paths.get(
+                    "results",
+                    "nemesis-"
+                            + Instant.now()
+                                    .truncatedTo(ChronoUnit.SECONDS)
+                                    .toString()
+                                    .replace(':', '-'));
+        }
+        String command = "./distlock nemesis --profile " + profile.name()
+                + (backends.equals(Topology.BACKENDS) ? "" : " --backends " + String.join(",", backends))
+                + (duration == null
+                        ? ""
+                        : " --duration "
+                                + String.join(" ", args[Arrays.asList(args).indexOf("--duration") + 1]))
+                + (docs == null ? "" : " --docs " + docs);
+        if (from != null) {
+            return new Options(profile, backends, out, docs, command, from);
+        }
+        return new Options(profile, backends, out, docs, command, null);
+    }
+
+    static Duration parseDuration(String v) {
+        try {
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException("--duration must look like 90s, 4m or 500ms (was '" + v + "')");
+    }
+
+    /** Runs every backend of {@code o} in sequence and writes the reports; returns the results. */
+    public static Results.Run run(Options o, Consumer<String> log)
+            throws SQLException, IOException, InterruptedException {
+        log.accept("starting the guarded resource (MariaDB)");
+        try (MariaDbServer db = MariaDbServer.start()) {
+            return run(o, db, log);
+        }
+    }
+
+    /** {@link #run(Options, Consumer)} with the guarded resource on {@code db}. */
+    public static Results.Run run(Options o, MariaDbServer db, Consumer<String> log)
+            throws SQLException, IOException, InterruptedException {
+        long t0 = System.nanoTime();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        List<Results.Backend> results = new ArrayList<>();
+        Resource resource = new Resource(db.jdbcUrl(), db.user(), db.password());
+        for (String backend : o.backends()) {
+            Nemesis n = new Nemesis(o.profile(), resource, System.getProperty("java.class.path"), o.out(), log);
+            Results.Backend r;
+            try {
+                r = n.run(backend);
+            } catch (RuntimeException | SQLException e) {
+                // one backend that cannot run must not hide the others' results
+                log.accept(backend + ": the run failed: " + e);
+                r = Results.Backend.failed(backend, e);
+            }
+            log.accept(backend + ": " + (r.ok() ? "pass" : "FAIL " + r.failures()));
+            results.add(r);
+        }
+        Results.Run run = new Results.Run(
+                o.profile().name(),
+                started,
+                Runtime.getRuntime().availableProcessors() + " cores",
+                (System.nanoTime() - t0) / 1e9,
+                List.copyOf(results),
+                o.command());
+        writeReports(run, o.out(), o.docs(), o.command());
+        return run;
+    }
+
+    /** Writes the reports of {@code run} to {@code out} and, if not null, the two Markdown files to {@code docs}. */
+    static void writeReports(Results.Run run, Path out, Path docs, String command) throws IOException {
+        ReportWriter.write(run, out, command);
+        if (docs != null) {
+            java.nio.file.Files.createDirectories(docs);
+            java.nio.file.Files.writeString(docs.resolve("nemesis-results.md"), ReportWriter.results(run, command));
+            java.nio.file.Files.writeString(
+                    docs.resolve("guarantee-matrix.md"), ReportWriter.matrix(run, "nemesis-results.md", command));
+        }
+    }
+
+    /** Runs one backend (also {@code broken}) without writing reports: for tests. */
+    static Results.Backend runOne(Profile profile, String backend, MariaDbServer db, Consumer<String> log)
+            throws SQLException, InterruptedException {
+        Resource resource = new Resource(db.jdbcUrl(), db.user(), db.password());
+        return new Nemesis(profile, resource, System.getProperty("java.class.path"), null, log).run(backend);
+    }
+}

@@ -1,0 +1,257 @@
+package io.distlock.nemesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker on hand-made histories: it must catch each kind of broken run, and pass a clean one. */
+class CheckerTest {
+    private static final long MS = 1_000_000L;
+
+    private final List<Event> events = new ArrayList<>();
+    private final List<Resource.Write> writes = new ArrayList<>();
+
+    /** A holding by {@code client}/{@code hold} from {@code fromMs} to {@code toMs}, lease 1 s. */
+    private void holding(String client, long hold, long token, long fromMs, long toMs, boolean written) {
+        events.add(new Event(client, "ACQUIRED", fromMs * MS, hold, token, (fromMs + 1000) * MS, ""));
+        if (written) {
+            events.add(new Event(client, "WRITE_OK", (toMs - 1) * MS, hold, token, Event.NONE, ""));
+            writes.add(new Resource.Write(writes.size() + 1, token, client, hold, writes.size()));
+        }
+        events.add(new Event(client, "RELEASED", toMs * MS, hold, token, Event.NONE, ""));
+    }
+
+    private Results.Backend check(boolean fencing, boolean mayGrantTwice, long balance) {
+        List<Results.Window> windows = List.of(
+                new Results.Window("baseline", "no fault", "none", 0, 0, "", false),
+                new Results.Window("pause-holder", "pause", "pause", 500 * MS, 800 * MS, "", false),
+                new Results.Window("restart-server-lose-data", "lose", "server", 3000 * MS, 3100 * MS, "", true));
+        return Checker.check(new Checker.Input(
+                "test",
+                "hand-made",
+                fencing ? "MONOTONIC_PER_LOCK" : "NONE",
+                mayGrantTwice ? "MAY_GRANT_TWICE" : "HELD_LOCKS_SURVIVE",
+                fencing,
+                mayGrantTwice,
+                false,
+                2,
+                1000,
+                0,
+                5000 * MS,
+                "ok: test",
+                events,
+                windows,
+                writes,
+                balance));
+    }
+
+    @Test
+    void check_cleanHistory_passesAndCountsPerPhase() {
+        holding("c1", 1, 10, 100, 200, true);
+        holding("c2", 1, 11, 300, 400, true);
+        holding("c1", 2, 12, 850, 900, true);
+
+        Results.Backend r = check(true, false, 3);
+
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.phases()).extracting(Results.Phase::writesAccepted).containsExactly(2, 1, 0);
+        assertThat(r.phases()).extracting(Results.Phase::acquisitions).containsExactly(2, 1, 0);
+        assertThat(r.total(Results.Phase::overlaps)).isZero();
+        assertThat(r.phases().get(1).recoveryMs()).isEqualTo(99); // undone at 800 ms, next write at 899 ms
+    }
+
+    @Test
+    void check_writeAcceptedOutOfTokenOrder_failsWhenFencingDeclared() {
+        holding("c1", 1, 20, 100, 200, true);
+        holding("c2", 1, 19, 300, 400, true);
+
+        Results.Backend r = check(true, true, 2);
+
+        assertThat(r.failures()).singleElement().asString().contains("1 write(s) out of token order");
+        assertThat(r.examples()).anyMatch(e -> e.contains("accepted out of token order"));
+    }
+
+    @Test
+    void check_writeAcceptedOutOfTokenOrder_reportedButNotFailedWithoutFencing() {
+        holding("c1", 1, 20, 100, 200, true);
+        holding("c2", 1, 19, 300, 400, true);
+
+        Results.Backend r = check(false, true, 2);
+
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.total(Results.Phase::outOfOrder)).isEqualTo(1);
+    }
+
+    @Test
+    void check_tokenReusedAfterARestartWithoutData_admittedWhenTokensDoNotSurviveRestarts() {
+        holding("c1", 1, 7, 100, 200, true);
+        holding("c2", 1, 7, 3200, 3300, true); // after the data-losing fault at 3000 ms
+
+        Results.Backend r = check(true, true, 2);
+
+        assertThat(r.failures()).isEmpty();
+        Results.Phase lose = r.phases().get(2);
+        assertThat(lose.duplicateTokens()).isEqualTo(1);
+        assertThat(lose.fencingViolationAdmitted()).isTrue();
+        assertThat(ReportWriter.verdict(r, lose)).contains("fencing broken").contains("admitted");
+    }
+
+    @Test
+    void check_tokenReusedByAnotherHolder_fails() {
+        holding("c1", 1, 7, 100, 200, true);
+        holding("c2", 1, 7, 300, 400, true);
+
+        Results.Backend r = check(true, true, 2);
+
+        assertThat(r.failures()).singleElement().asString().contains("1 with a reused token");
+    }
+
+    @Test
+    void check_twoWritesReadTheSameBalance_lostUpdateFails() {
+        holding("c1", 1, 1, 100, 200, true);
+        holding("c2", 1, 2, 300, 400, true);
+        writes.set(1, new Resource.Write(2, 2, "c2", 1, 0)); // read 0 although one write was accepted
+
+        Results.Backend r = check(true, false, 1);
+
+        assertThat(r.lostUpdates()).isEqualTo(1);
+        assertThat(r.balanceChainBreaks()).isEqualTo(1);
+        assertThat(r.failures()).singleElement().asString().contains("1 lost update(s)");
+    }
+
+    @Test
+    void check_acknowledgedWriteMissingFromTheLog_isALostUpdate() {
+        holding("c1", 1, 1, 100, 200, true);
+        writes.clear();
+        holding("c2", 1, 2, 300, 400, true);
+        writes.set(0, new Resource.Write(1, 2, "c2", 1, 0));
+
+        Results.Backend r = check(true, false, 1);
+
+        assertThat(r.acknowledgedButMissing()).isEqualTo(1);
+        assertThat(r.failures()).anyMatch(f -> f.contains("lost update"));
+    }
+
+    @Test
+    void check_overlappingBeliefs_reportedInTheirPhaseWithoutFailing() {
+        holding("c1", 1, 1, 100, 200, true);
+        // c2 acquires at 550 ms while c1's second holding (from 520 ms, lease 1 s) was never released
+        events.add(new Event("c1", "ACQUIRED", 520 * MS, 2, 2, 1520 * MS, ""));
+        holding("c2", 1, 3, 550, 650, true);
+        events.add(new Event("c1", "WRITE_STALE", 1600 * MS, 2, 2, Event.NONE, "3"));
+
+        Results.Backend r = check(true, true, 2);
+
+        assertThat(r.failures()).isEmpty();
+        Results.Phase pause = r.phases().get(1);
+        assertThat(pause.overlaps()).isEqualTo(1);
+        assertThat(pause.staleRejected()).isEqualTo(1);
+        assertThat(pause.lateWrites()).isEqualTo(1);
+        assertThat(pause.lateWritesAccepted()).isZero();
+        assertThat(ReportWriter.verdict(r, pause)).contains("double grant").contains("admitted");
+    }
+
+    @Test
+    void check_noWriteAccepted_failsAsVacuous() {
+        events.add(new Event("c1", "ACQUIRE_ERROR", 100 * MS, 1, -1, Event.NONE, "down"));
+
+        Results.Backend r = check(true, false, 0);
+
+        assertThat(r.failures()).anyMatch(f -> f.contains("proves nothing"));
+    }
+
+    @Test
+    void check_clockDisagreement_fails() {
+        holding("c1", 1, 1, 100, 200, true);
+        Results.Backend ok = check(true, false, 1);
+        Results.Backend bad = Checker.check(new Checker.Input(
+                "test",
+                "t",
+                "NONE",
+                "NOT_APPLICABLE",
+                false,
+                false,
+                false,
+                1,
+                1000,
+                0,
+                5000 * MS,
+                "client c1 read 5 between the parent's 7 and 9",
+                events,
+                List.of(new Results.Window("baseline", "no fault", "none", 0, 0, "", false)),
+                writes,
+                1));
+
+        assertThat(ok.failures()).isEmpty();
+        assertThat(bad.failures()).anyMatch(f -> f.contains("not one monotonic clock"));
+    }
+
+    @Test
+    void matrix_repeatedFault_linksToTheWorstRunsOwnAnchor() {
+        holding("c1", 1, 1, 100, 200, true);
+        Results.Backend one = check(true, true, 1);
+        Results.Phase calm = one.phases().get(1);
+        Results.Phase bad = new Results.Phase(
+                calm.fault(), calm.description(), calm.column(), "", 1, 1, 0, 0, 0, 0, 0, 2, 10.0, 0, 0, 5, 100);
+        Results.Backend b = new Results.Backend(
+                one.backend(),
+                one.topology(),
+                one.fencing(),
+                one.failover(),
+                true,
+                true,
+                2,
+                1000,
+                1,
+                "ok",
+                List.of(one.phases().get(0), calm, bad),
+                1,
+                1,
+                1,
+                0,
+                0,
+                0,
+                List.of(),
+                List.of());
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(b), "cmd");
+
+        assertThat(ReportWriter.anchors(b))
+                .containsExactly("test-baseline", "test-pause-holder", "test-pause-holder-2");
+        assertThat(ReportWriter.matrix(run, "r.md", "cmd"))
+                .contains("**granted twice** (declared)](r.md#test-pause-holder-2) (worst of 2 runs)");
+        assertThat(ReportWriter.results(run, "cmd")).contains("<a id=\"test-pause-holder-2\"></a>");
+    }
+
+    @Test
+    void resultsJson_readBack_regeneratesTheSameReports(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        holding("c1", 1, 20, 100, 200, true);
+        holding("c2", 1, 19, 300, 400, true);
+        events.add(new Event("c1", "WRITE_STALE", 900 * MS, 1, 20, Event.NONE, "a \"quoted\" detail"));
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(check(true, true, 2)), "cmd");
+        java.nio.file.Files.writeString(dir.resolve("results.json"), ReportWriter.json(run));
+
+        Results.Run back = ResultsJson.read(dir.resolve("results.json"));
+
+        assertThat(ReportWriter.matrix(back, "r.md", "cmd")).isEqualTo(ReportWriter.matrix(run, "r.md", "cmd"));
+        assertThat(ReportWriter.results(back, "cmd")).isEqualTo(ReportWriter.results(run, "cmd"));
+        assertThat(back.backends().get(0).failures())
+                .isEqualTo(run.backends().get(0).failures());
+    }
+
+    @Test
+    void matrix_linksEveryCellToItsFaultRun() {
+        holding("c1", 1, 1, 100, 200, true);
+        Results.Backend r = check(true, false, 1);
+        Results.Run run = new Results.Run("smoke", "now", "2 cores", 1, List.of(r), "cmd");
+
+        String matrix = ReportWriter.matrix(run, "nemesis-results.md", "./distlock nemesis");
+        String results = ReportWriter.results(run, "./distlock nemesis");
+
+        assertThat(matrix).contains("(nemesis-results.md#test-pause-holder)").contains("(nemesis-results.md#test)");
+        assertThat(results).contains("<a id=\"test-pause-holder\"></a>").contains("<a id=\"test\"></a>");
+        assertThat(ReportWriter.json(run)).contains("\"fault\": \"pause-holder\"");
+    }
+}

@@ -1,0 +1,109 @@
+package io.distlock.nemesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.tck.servers.MariaDbServer;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The smoke profile against every backend (CI), and the suite proving itself: the clients share
+ * the parent's monotonic clock, and a broken backend is caught.
+ */
+class NemesisIT {
+    private static MariaDbServer db;
+
+    @BeforeAll
+    static void startResource() {
+        db = MariaDbServer.start();
+    }
+
+    @AfterAll
+    static void stopResource() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    private static void log(String line) {
+        System.out.println("[nemesis] " + line);
+    }
+
+    @Test
+    void clock_parentAndChildJvms_readOneMonotonicClock() throws Exception {
+        Resource resource = new Resource(db.jdbcUrl(), db.user(), db.password());
+        resource.openAccount("clock-check");
+        List<Event> events = Collections.synchronizedList(new ArrayList<>());
+        ClientProcess.Spec spec = new ClientProcess.Spec(
+                null, "clock", db.jdbcUrl(), db.user(), db.password(), "clock-check", 1000, 20, true);
+        long before = System.nanoTime();
+        List<ClientProcess> clients = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 2; i++) {
+                clients.add(ClientProcess.start(
+                        "k" + i, spec, System.getProperty("java.class.path"), events::add, Duration.ofSeconds(60)));
+            }
+            String result = ClockCheck.check(clients, 20);
+            assertThat(result).startsWith("ok");
+            clients.forEach(c -> c.stop(Duration.ofSeconds(10)));
+        } finally {
+            clients.forEach(ClientProcess::close);
+        }
+        long after = System.nanoTime();
+        // every event a child stamped lies inside the parent's window around the children's lives
+        synchronized (events) {
+            assertThat(events)
+                    .isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.nanos()).isBetween(before, after));
+        }
+    }
+
+    @Test
+    void brokenBackend_sameTokenForEveryone_failsTheRun() throws Exception {
+        Results.Backend r = NemesisMain.runOne(Profile.smoke(), "broken", db, NemesisIT::log);
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.failures()).anyMatch(f -> f.contains("reused token"));
+        assertThat(r.total(Results.Phase::overlaps)).isPositive();
+    }
+
+    @Test
+    void smoke_everyBackend_noStaleOrOutOfOrderWriteAcceptedAndNoLostUpdate() throws Exception {
+        Path out = Paths.get("target", "nemesis-smoke");
+        NemesisMain.Options o = new NemesisMain.Options(
+                Profile.smoke(), Topology.BACKENDS, out, null, "./mvnw -pl distlock-nemesis -am verify (NemesisIT)");
+
+        Results.Run run = NemesisMain.run(o, db, NemesisIT::log);
+
+        System.out.println(ReportWriter.matrix(run, "nemesis-results.md", o.command()));
+        assertThat(run.backends()).extracting(Results.Backend::backend).containsExactlyElementsOf(Topology.BACKENDS);
+        for (Results.Backend b : run.backends()) {
+            assertThat(b.failures())
+                    .as(b.backend() + " (see " + out.toAbsolutePath() + ")")
+                    .isEmpty();
+            assertThat(b.phases())
+                    .as(b.backend() + ": baseline + every applicable fault")
+                    .hasSizeGreaterThan(1);
+            assertThat(b.phases())
+                    .as(b.backend() + ": every fault found its target")
+                    .noneMatch(p -> p.note().contains("no holder seen"));
+        }
+        // the suite shows the violation an unsafe backend admits: Redis failover without WAIT
+        Results.Backend sentinel = run.backends().get(Topology.BACKENDS.indexOf("redis-sentinel"));
+        assertThat(sentinel.phases())
+                .filteredOn(p -> p.fault().equals(FaultKind.REDIS_FAILOVER.id()))
+                .singleElement()
+                .satisfies(p -> assertThat(p.overlaps())
+                        .as("double grants after the failover")
+                        .isPositive());
+        assertThat(out.resolve("results.json")).exists();
+        assertThat(out.resolve("guarantee-matrix.md")).exists();
+    }
+}
