@@ -14,6 +14,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 
@@ -89,11 +90,26 @@ public final class EtcdLockProvider implements LockProvider {
         this.engine = LockEngine.create(driver, b.options);
     }
 
+    /** A fifth of the request timeout, at least 1 ms, at most jetcd's default of 500 ms. */
+    static long retryDelayMillis(Duration requestTimeout) {
+        return Math.max(1, Math.min(500, requestTimeout.toMillis() / 5));
+    }
+
+    /** Half the request timeout, at most jetcd's default of 2.5 s, always above the first delay. */
+    static long retryMaxDelayMillis(Duration requestTimeout) {
+        return Math.max(retryDelayMillis(requestTimeout) + 1, Math.min(2_500, requestTimeout.toMillis() / 2));
+    }
+
     private static Client buildClient(EtcdLockOptions o) {
         ClientBuilder cb = Client.builder()
                 .endpoints(o.endpointUris().toArray(new String[0]))
                 .connectTimeout(o.requestTimeout())
                 .retryMaxDuration(o.requestTimeout())
+                // jetcd's default backoff (500 ms to 2.5 s) must fit inside retryMaxDuration, or every
+                // request fails with "maxDuration must be > the delay" for timeouts under 500 ms
+                .retryChronoUnit(ChronoUnit.MILLIS)
+                .retryDelay(retryDelayMillis(o.requestTimeout()))
+                .retryMaxDelay(retryMaxDelayMillis(o.requestTimeout()))
                 // fail fast (and retry) while no connection is ready, instead of waiting silently until
                 // the deadline: the caller then sees why (refused, TLS handshake failed, ...)
                 .waitForReady(false)

@@ -1,7 +1,9 @@
 package io.distlock.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
@@ -53,6 +55,42 @@ class EtcdFaultIT {
             } finally {
                 server.pause(false);
             }
+        }
+    }
+
+    @Test
+    void releaseTimesOut_sessionAlive_keyDeletedInBackgroundLockFreed() throws Exception {
+        // the nemesis suite found this: a release whose delete timed out (leader election) left the key
+        // on the live session lease, and the keepalive kept the lock blocked for minutes
+        try (EtcdLockProvider a = EtcdLockProvider.builder()
+                        .etcdOptions(EtcdLockOptions.builder()
+                                .endpoints(server.endpoint())
+                                .requestTimeout(Duration.ofMillis(300))
+                                .build())
+                        .options(LockOptions.defaults()
+                                .mutate()
+                                .leaseTime(Duration.ofSeconds(10))
+                                .build())
+                        .build();
+                EtcdLockProvider b = client(Duration.ofSeconds(10))) {
+            Lease held = a.lock("stranded").acquire();
+            b.lock("warm").tryAcquire().orElseThrow().release();
+            server.pause(true);
+            try {
+                assertThatThrownBy(held::release).isInstanceOf(BackendUnavailableException.class);
+            } finally {
+                server.pause(false);
+            }
+            // a's session is alive (10 s lease, kept alive), so only a delete frees the lock: well
+            // before the session could expire, b gets it
+            long t0 = System.nanoTime();
+            Lease next = b.lock("stranded")
+                    .tryAcquire(Duration.ofSeconds(5))
+                    .orElseThrow(() -> new AssertionError("the released key was left on the live session"));
+            assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5_000);
+            assertThat(next.release()).isTrue();
+            // and a still works
+            a.lock("stranded").tryAcquire().orElseThrow().release();
         }
     }
 

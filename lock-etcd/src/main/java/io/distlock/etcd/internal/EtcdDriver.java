@@ -227,6 +227,52 @@ public final class EtcdDriver implements LockDriver {
         return f;
     }
 
+    /** First and largest pause between background deletes of a stranded key. */
+    private static final long DELETE_RETRY_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private static final long DELETE_RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /**
+     * Deletes {@code key} in the background after its delete failed (a leader election, a partition,
+     * a stalled server). A key left on a live session lease is kept alive by the keepalive and would
+     * block its lock for as long as the provider lives; so the delete is retried, with pauses from
+     * 100 ms doubling to 2 s, until it succeeds, the session dies (the key goes with its lease) or
+     * the provider closes (it revokes the lease). Keys are unique per acquisition attempt, so a late
+     * delete never touches a later attempt's key.
+     */
+    void deleteLater(ByteSequence key, Session s, String lockName) {
+        scheduleDelete(key, s, lockName, DELETE_RETRY_FIRST_NANOS);
+    }
+
+    private void scheduleDelete(ByteSequence key, Session s, String lockName, long delayNanos) {
+        if (closed || !s.alive()) {
+            return;
+        }
+        try {
+            scheduler.schedule(
+                    () -> {
+                        if (closed || !s.alive()) {
+                            return;
+                        }
+                        within(kv().delete(key), requestTimeoutNanos).whenComplete((r, e) -> {
+                            if (e == null) {
+                                log.debug("distlock.etcd.stranded_key_deleted lock={}", lockName);
+                            } else {
+                                log.debug(
+                                        "distlock.etcd.stranded_key_delete_failed lock={} error={}",
+                                        lockName,
+                                        e.toString());
+                                scheduleDelete(key, s, lockName, Math.min(delayNanos * 2, DELETE_RETRY_MAX_NANOS));
+                            }
+                        });
+                    },
+                    delayNanos,
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the provider is closing: it revokes the session lease, and the key with it
+        }
+    }
+
     /** Sends one keepalive without blocking the scheduler thread; one in flight at a time. */
     private void keepAlive(Session s) {
         if (!s.alive() || closed) {
