@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
@@ -244,6 +245,24 @@ class ZooKeeperLockProviderIT {
             next.release();
             // the expired client got a new session and still works
             a.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+        }
+    }
+
+    @Test
+    void foreignNodeInQueue_attemptFailsNamingItAndLeavesNoNode(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client()) {
+            String name = name(info);
+            String parent = a.lockPath(name);
+            // a node someone else wrote into the queue, named to sort before every real one
+            String intruder = parent + "/0000000000";
+            fixture.admin().create().creatingParentContainersIfNeeded().forPath(intruder);
+            assertThatThrownBy(() -> a.lock(name).tryAcquire())
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining(intruder)
+                    .hasMessageContaining("not created by distlock");
+            assertThat(fixture.children(parent)).containsExactly("0000000000");
+            fixture.admin().delete().forPath(intruder);
+            a.lock(name).tryAcquire().orElseThrow().release();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.LockConfigurationException;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
 import io.distlock.spi.Deadlines;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.ErrorListenerPathAndBytesable;
@@ -28,6 +30,10 @@ import org.apache.zookeeper.data.Stat;
 final class ZkContender implements Contender {
     private static final byte[] NO_DATA = new byte[0];
     private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(ZkContender::sequence);
+
+    /** A queue node as we create it: Curator's protection prefix, our node prefix, the sequence. */
+    private static final Pattern OUR_NODE = Pattern.compile(
+            "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-" + ZkDriver.NODE_PREFIX + "-?\\d{10,11}");
 
     private final ZkDriver driver;
     private final AcquireContext ctx;
@@ -80,6 +86,7 @@ final class ZkContender implements Contender {
             }
             driver.noteAnswered(sentAt);
             List<String> sorted = new ArrayList<>(children);
+            checkNoForeignNodes(sorted);
             sorted.sort(BY_SEQUENCE);
             dropDuplicates(sorted);
             int index = sorted.indexOf(ourName);
@@ -121,6 +128,23 @@ final class ZkContender implements Contender {
         }
         throw new io.distlock.BackendUnavailableException(
                 "queue node kept disappearing (session unstable)", ctx.lockName(), ZkDriver.BACKEND, null);
+    }
+
+    /**
+     * A node in the lock's queue that distlock did not create (someone with write access to the
+     * lock's parent) is never taken for a holder or skipped: the attempt fails with a clear error
+     * naming it, so nobody waits behind it forever and nobody ignores a real holder.
+     */
+    private void checkNoForeignNodes(List<String> children) {
+        for (String child : children) {
+            if (!OUR_NODE.matcher(child).matches()) {
+                throw new LockConfigurationException(
+                        "node " + path(child) + " in the queue of lock '" + ctx.lockName()
+                                + "' was not created by distlock (expected _c_<uuid>-" + ZkDriver.NODE_PREFIX
+                                + "<sequence>): remove it, and protect lock nodes with ACLs",
+                        ZkDriver.BACKEND);
+            }
+        }
     }
 
     /**
