@@ -403,8 +403,8 @@ final class ReportWriter {
             }
         }
         int rowH = 16 * series.size() + 10;
-        int left = 220;
-        int width = 900;
+        int left = 300; // room for "spring-integration JdbcLockRegistry (peer)"
+        int width = 980;
         int height = Math.max(40, labels.size() * rowH + 40);
         double max = bars.stream().mapToDouble(Bar::value).max().orElse(1);
         if (max <= 0) {
