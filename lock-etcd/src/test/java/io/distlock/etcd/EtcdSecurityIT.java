@@ -10,6 +10,7 @@ import io.distlock.LockConfigurationException;
 import io.distlock.LockNames;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.servers.EtcdServer;
 import io.distlock.tck.servers.TestCertificates;
 import io.etcd.jetcd.ByteSequence;
@@ -185,19 +186,19 @@ class EtcdSecurityIT {
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("permission")
                 .hasMessageContaining("key prefix");
-        assertThat(EtcdUriSecurityTest.fullText(t)).doesNotContain(PASSWORD);
+        assertThat(LogCapture.fullText(t)).doesNotContain(PASSWORD);
     }
 
     @Test
     void wrongPassword_failsClearly_passwordNowhere() {
         String wrong = "Wr0ng-" + PASSWORD;
-        try (LogCapture logs = new LogCapture()) {
+        try (LogCapture logs = LogCapture.start()) {
             EtcdLockProvider p = provider(options(USER, wrong).build());
             Throwable t = catchThrowable(() -> p.lock("denied").tryAcquire());
             assertThat(t)
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("refused the credentials");
-            assertThat(EtcdUriSecurityTest.fullText(t)).doesNotContain(wrong, PASSWORD);
+            assertThat(LogCapture.fullText(t)).doesNotContain(wrong, PASSWORD);
             assertThat(p.toString()).doesNotContain(wrong);
             assertThat(EtcdLockProvider.builder()
                             .etcdOptions(options(USER, wrong).build())
@@ -217,7 +218,7 @@ class EtcdSecurityIT {
                     .build());
             Throwable t = catchThrowable(() -> p.lock("untrusted").tryAcquire());
             assertThat(t).isInstanceOf(LockConfigurationException.class).hasMessageContaining("TLS");
-            assertThat(EtcdUriSecurityTest.fullText(t)).doesNotContain(PASSWORD);
+            assertThat(LogCapture.fullText(t)).doesNotContain(PASSWORD);
         }
     }
 

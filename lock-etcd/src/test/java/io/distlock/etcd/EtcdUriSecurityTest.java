@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.distlock.tck.LogCapture;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -53,7 +52,7 @@ class EtcdUriSecurityTest {
         Throwable t = catchThrowable(() -> LockProviders.open(URI.create(uri)).close());
         assertThat(t).as(uri).isInstanceOf(LockConfigurationException.class);
         assertThat(t.getMessage()).as(uri).contains(rule);
-        assertThat(fullText(t)).as("stack trace of %s", uri).doesNotContain(SECRET);
+        assertThat(LogCapture.fullText(t)).as("stack trace of %s", uri).doesNotContain(SECRET);
     }
 
     @Test
@@ -70,11 +69,5 @@ class EtcdUriSecurityTest {
                 assertThat(e.etcdOptions().mutate().build().toString()).doesNotContain(SECRET);
             }
         }
-    }
-
-    static String fullText(Throwable t) {
-        StringWriter w = new StringWriter();
-        t.printStackTrace(new PrintWriter(w));
-        return w.toString();
     }
 }

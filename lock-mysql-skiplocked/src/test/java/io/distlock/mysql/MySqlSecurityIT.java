@@ -10,10 +10,9 @@ import io.distlock.LockNames;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.servers.MariaDbServer;
 import io.distlock.tck.servers.TestCertificates;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +191,7 @@ class MySqlSecurityIT {
     }
 
     private void assertRefused(String url, String user, String password, String expected) {
-        try (LogCapture logs = new LogCapture()) {
+        try (LogCapture logs = LogCapture.start()) {
             // a refusal surfaces when the pool gives up waiting for a connection: keep that short
             Throwable t = catchThrowable(() -> provider(
                     url,
@@ -200,7 +199,7 @@ class MySqlSecurityIT {
                     password,
                     options().mutate().connectionTimeout(Duration.ofSeconds(1)).build()));
             assertThat(t).isInstanceOf(LockConfigurationException.class).hasMessageContaining(expected);
-            assertThat(fullText(t)).doesNotContain(password, TestCertificates.STORE_PASSWORD);
+            assertThat(LogCapture.fullText(t)).doesNotContain(password, TestCertificates.STORE_PASSWORD);
             MySqlLockProvider.Builder b =
                     MySqlLockProvider.builder().jdbcUrl(url).user(user).password(password);
             assertThat(b.toString()).doesNotContain(password, TestCertificates.STORE_PASSWORD);
@@ -253,11 +252,5 @@ class MySqlSecurityIT {
                 Statement s = admin.createStatement()) {
             s.executeUpdate("DELETE FROM distlock_locks WHERE name = 'renamed-by-hand'");
         }
-    }
-
-    static String fullText(Throwable t) {
-        StringWriter w = new StringWriter();
-        t.printStackTrace(new PrintWriter(w));
-        return w.toString();
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProviders;
+import io.distlock.tck.LogCapture;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -50,17 +51,17 @@ class MySqlUriSecurityTest {
         Throwable t = catchThrowable(() -> LockProviders.open(URI.create(uri)).close());
         assertThat(t).as(uri).isInstanceOf(LockConfigurationException.class);
         assertThat(t.getMessage()).as(uri).contains(rule);
-        assertThat(MySqlSecurityIT.fullText(t)).as("stack trace of %s", uri).doesNotContain(SECRET);
+        assertThat(LogCapture.fullText(t)).as("stack trace of %s", uri).doesNotContain(SECRET);
     }
 
     @Test
     void open_serverUnreachable_unavailableWithoutPasswordInErrorOrLogs() {
-        try (LogCapture logs = new LogCapture()) {
+        try (LogCapture logs = LogCapture.start()) {
             Throwable t = catchThrowable(() -> LockProviders.open(
                     URI.create("mysql://u:" + SECRET + "@127.0.0.1:1/db?connectionTimeout=300ms&trustStorePassword="
                             + SECRET + "x&trustStore=" + System.getProperty("java.home") + "/lib/security/cacerts")));
             assertThat(t).isInstanceOf(BackendUnavailableException.class);
-            assertThat(MySqlSecurityIT.fullText(t)).doesNotContain(SECRET);
+            assertThat(LogCapture.fullText(t)).doesNotContain(SECRET);
             assertThat(logs.text()).doesNotContain(SECRET);
         }
     }

@@ -9,11 +9,10 @@ import io.distlock.Lease;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.redis.internal.Scripts;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.servers.RedisServer;
 import io.distlock.tck.servers.TestCertificates;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -144,13 +143,14 @@ class RedisSecurityIT {
     @Test
     void password_wrongPassword_failsWithClearErrorWithoutThePassword() {
         String wrong = "wrong-Pw-c0ffee99";
-        String logged = captureStderr(() -> {
+        String logged = LogCapture.during(() -> {
             LockProvider p = track(LockProviders.open("redis://:" + wrong + "@" + passwordServer.address()));
             assertThat(p.toString()).doesNotContain(wrong);
             assertThatThrownBy(() -> p.lock(name).tryAcquire())
                     .isInstanceOf(BackendUnavailableException.class)
-                    .satisfies(
-                            e -> assertThat(messages(e)).contains("WRONGPASS").doesNotContain(wrong));
+                    .satisfies(e -> assertThat(LogCapture.fullText(e))
+                            .contains("WRONGPASS")
+                            .doesNotContain(wrong));
             p.close();
         });
         assertThat(logged).doesNotContain(wrong);
@@ -161,7 +161,7 @@ class RedisSecurityIT {
         LockProvider p = track(LockProviders.open(passwordServer.uri()));
         assertThatThrownBy(() -> p.lock(name).tryAcquire())
                 .isInstanceOf(BackendUnavailableException.class)
-                .satisfies(e -> assertThat(messages(e)).contains("NOAUTH"));
+                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NOAUTH"));
     }
 
     @Test
@@ -241,7 +241,7 @@ class RedisSecurityIT {
                 track(LockProviders.open("rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address()));
         assertThatThrownBy(() -> untrusted.lock(name).tryAcquire())
                 .isInstanceOf(BackendUnavailableException.class)
-                .satisfies(e -> assertThat(messages(e))
+                .satisfies(e -> assertThat(LogCapture.fullText(e))
                         .containsIgnoringCase("certification path")
                         .doesNotContain(PASSWORD));
         // another CA's certificate file: still refused
@@ -287,7 +287,7 @@ class RedisSecurityIT {
                 .build());
         assertThatThrownBy(() -> p.lock(name).tryAcquire())
                 .isInstanceOf(BackendUnavailableException.class)
-                .satisfies(e -> assertThat(messages(e)).containsIgnoringCase("127.0.0.2"));
+                .satisfies(e -> assertThat(LogCapture.fullText(e)).containsIgnoringCase("127.0.0.2"));
     }
 
     @Test
@@ -374,7 +374,9 @@ class RedisSecurityIT {
                     .build());
             assertThatThrownBy(() -> p.lock(name).tryAcquire())
                     .isInstanceOf(BackendUnavailableException.class)
-                    .satisfies(e -> assertThat(messages(e)).contains("NOPERM").doesNotContain(PASSWORD));
+                    .satisfies(e -> assertThat(LogCapture.fullText(e))
+                            .contains("NOPERM")
+                            .doesNotContain(PASSWORD));
         } finally {
             tlsServer.call("ACL", "DELUSER", "reader");
         }
@@ -398,45 +400,5 @@ class RedisSecurityIT {
 
     static String normalize(String code) {
         return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
-    }
-
-    static String messages(Throwable e) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            b.append(t).append('\n');
-            for (Throwable s : t.getSuppressed()) {
-                b.append(s).append('\n');
-            }
-        }
-        return b.toString();
-    }
-
-    /** Runs {@code action} with System.err (slf4j-simple's target) copied into the returned text. */
-    static String captureStderr(Runnable action) {
-        PrintStream original = System.err;
-        ByteArrayOutputStream copy = new ByteArrayOutputStream();
-        PrintStream tee = new PrintStream(
-                new java.io.OutputStream() {
-                    @Override
-                    public void write(int b) {
-                        copy.write(b);
-                        original.write(b);
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        copy.write(b, off, len);
-                        original.write(b, off, len);
-                    }
-                },
-                true,
-                StandardCharsets.UTF_8);
-        System.setErr(tee);
-        try {
-            action.run();
-        } finally {
-            System.setErr(original);
-        }
-        return copy.toString(StandardCharsets.UTF_8);
     }
 }

@@ -9,12 +9,11 @@ import io.distlock.Lease;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.redis.internal.Scripts;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.servers.RedisServer;
 import io.distlock.tck.servers.RedisServers;
 import io.distlock.tck.servers.TestCertificates;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -179,7 +178,7 @@ class RedlockSecurityIT {
     @Test
     void wrongPassword_failsWithClearErrorWithoutThePasswordInMessagesOrLog() {
         String wrong = "wrong-Pw-5eed5eed";
-        String logged = captureStderr(() -> {
+        String logged = LogCapture.during(() -> {
             LockProvider p = LockProviders.open("redlocks://" + USER + ":" + wrong + "@" + nodes.addresses()
                     + "?nodeTimeout=200ms&tlsCaFile="
                     + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8));
@@ -187,8 +186,9 @@ class RedlockSecurityIT {
                 assertThat(p.toString()).doesNotContain(wrong);
                 assertThatThrownBy(() -> p.lock(name).tryAcquire())
                         .isInstanceOf(BackendUnavailableException.class)
-                        .satisfies(e ->
-                                assertThat(messages(e)).contains("WRONGPASS").doesNotContain(wrong));
+                        .satisfies(e -> assertThat(LogCapture.fullText(e))
+                                .contains("WRONGPASS")
+                                .doesNotContain(wrong));
             } finally {
                 p.close();
             }
@@ -202,7 +202,7 @@ class RedlockSecurityIT {
                 "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses() + "?nodeTimeout=200ms"));
         assertThatThrownBy(() -> p.lock(name).tryAcquire())
                 .isInstanceOf(BackendUnavailableException.class)
-                .satisfies(e -> assertThat(messages(e))
+                .satisfies(e -> assertThat(LogCapture.fullText(e))
                         .containsIgnoringCase("certification path")
                         .doesNotContain(PASSWORD));
     }
@@ -283,44 +283,5 @@ class RedlockSecurityIT {
 
     static String normalize(String code) {
         return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
-    }
-
-    static String messages(Throwable e) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            b.append(t).append('\n');
-            for (Throwable s : t.getSuppressed()) {
-                b.append(messages(s));
-            }
-        }
-        return b.toString();
-    }
-
-    static String captureStderr(Runnable action) {
-        PrintStream original = System.err;
-        ByteArrayOutputStream copy = new ByteArrayOutputStream();
-        PrintStream tee = new PrintStream(
-                new java.io.OutputStream() {
-                    @Override
-                    public void write(int b) {
-                        copy.write(b);
-                        original.write(b);
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        copy.write(b, off, len);
-                        original.write(b, off, len);
-                    }
-                },
-                true,
-                StandardCharsets.UTF_8);
-        System.setErr(tee);
-        try {
-            action.run();
-        } finally {
-            System.setErr(original);
-        }
-        return copy.toString(StandardCharsets.UTF_8);
     }
 }

@@ -8,10 +8,9 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.servers.TestCertificates;
 import io.distlock.tck.servers.ZooKeeperServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -160,7 +159,7 @@ class ZooKeeperSecurityIT {
     @Test
     void tls_trustStoreOfAnotherCa_cannotConnect() {
         try (TestCertificates other = TestCertificates.generate()) {
-            String logged = captureStderr(() -> assertThatThrownBy(() -> ZooKeeperLockProvider.builder()
+            String logged = LogCapture.during(() -> assertThatThrownBy(() -> ZooKeeperLockProvider.builder()
                             .options(ZooKeeperLockOptions.builder()
                                     .connectString(server.secureConnectString())
                                     .digestCredentials("locks", PASSWORD)
@@ -171,7 +170,7 @@ class ZooKeeperSecurityIT {
                                     .build())
                             .build())
                     .isInstanceOf(BackendUnavailableException.class)
-                    .satisfies(e -> assertThat(messages(e))
+                    .satisfies(e -> assertThat(LogCapture.fullText(e))
                             .contains("could not connect")
                             .doesNotContain(PASSWORD)));
             assertThat(logged).doesNotContain(PASSWORD).doesNotContain(other.storePassword());
@@ -240,10 +239,10 @@ class ZooKeeperSecurityIT {
         // a lock provider without credentials cannot take the lock either, not even once it is free
         ZooKeeperLockProvider noCredentials = plainClient(null, null);
         assertThatThrownBy(() -> noCredentials.lock(name).tryAcquire())
-                .satisfies(e -> assertThat(messages(e)).contains("NoAuth"));
+                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NoAuth"));
         assertThat(lease.release()).isTrue();
         assertThatThrownBy(() -> noCredentials.lock(name).tryAcquire())
-                .satisfies(e -> assertThat(messages(e)).contains("NoAuth"));
+                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NoAuth"));
     }
 
     @Test
@@ -285,44 +284,5 @@ class ZooKeeperSecurityIT {
 
     static String normalize(String code) {
         return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
-    }
-
-    static String messages(Throwable e) {
-        StringBuilder b = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            b.append(t).append('\n');
-            for (Throwable s : t.getSuppressed()) {
-                b.append(messages(s));
-            }
-        }
-        return b.toString();
-    }
-
-    static String captureStderr(Runnable action) {
-        PrintStream original = System.err;
-        ByteArrayOutputStream copy = new ByteArrayOutputStream();
-        PrintStream tee = new PrintStream(
-                new java.io.OutputStream() {
-                    @Override
-                    public void write(int b) {
-                        copy.write(b);
-                        original.write(b);
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        copy.write(b, off, len);
-                        original.write(b, off, len);
-                    }
-                },
-                true,
-                StandardCharsets.UTF_8);
-        System.setErr(tee);
-        try {
-            action.run();
-        } finally {
-            System.setErr(original);
-        }
-        return copy.toString(StandardCharsets.UTF_8);
     }
 }
