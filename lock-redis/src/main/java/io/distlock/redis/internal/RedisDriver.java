@@ -9,8 +9,6 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,7 +28,6 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class RedisDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BACKEND = "redis";
     private static final int STALE_RETRIES = 2;
     /** Wait cap while the subscription is not confirmed (degraded mode: polling). */
@@ -91,12 +88,6 @@ public final class RedisDriver implements LockDriver {
     /** Number of lock channels the subscriber currently listens to (for tests). */
     public int subscribedChannels() {
         return subscriber.channelCount();
-    }
-
-    static String newOwner() {
-        byte[] b = new byte[16];
-        RANDOM.nextBytes(b);
-        return HexFormat.of().formatHex(b);
     }
 
     @Override
@@ -244,7 +235,7 @@ public final class RedisDriver implements LockDriver {
             if (interest != null) {
                 seenEpoch = subscriber.epoch(interest);
             }
-            String owner = newOwner();
+            String owner = Owners.newOwner();
             long sentAt = ctx.ticker().read();
             Reply reply = run(
                     Scripts.ACQUIRE,

@@ -27,7 +27,7 @@ class OwnerValuesTest {
     void newOwner_manyValues_distinct128BitHex() {
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < N; i++) {
-            String v = RedisDriver.newOwner();
+            String v = Owners.newOwner();
             assertThat(v).matches("[0-9a-f]{32}");
             assertThat(seen.add(v)).as("duplicate owner value %s", v).isTrue();
         }
@@ -37,7 +37,7 @@ class OwnerValuesTest {
     void newOwner_everyBitPosition_balanced() {
         int[] ones = new int[128];
         for (int i = 0; i < N; i++) {
-            BigInteger v = new BigInteger(RedisDriver.newOwner(), 16);
+            BigInteger v = new BigInteger(Owners.newOwner(), 16);
             for (int bit = 0; bit < 128; bit++) {
                 if (v.testBit(bit)) {
                     ones[bit]++;
@@ -55,7 +55,7 @@ class OwnerValuesTest {
     void newOwner_consecutiveValuesSameThreadSameMillisecond_differInAboutHalfTheBits() {
         List<String> values = new ArrayList<>();
         for (int i = 0; i < 2_000; i++) {
-            values.add(RedisDriver.newOwner()); // mostly within the same millisecond, one thread
+            values.add(Owners.newOwner()); // mostly within the same millisecond, one thread
         }
         assertThat(meanHammingDistance(values)).isBetween(60.0, 68.0);
     }
@@ -64,12 +64,12 @@ class OwnerValuesTest {
     void newOwner_concurrentThreads_independent() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<String> a = pool.submit(RedisDriver::newOwner);
-            Future<String> b = pool.submit(RedisDriver::newOwner);
+            Future<String> a = pool.submit(Owners::newOwner);
+            Future<String> b = pool.submit(Owners::newOwner);
             List<String> pairs = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
-                a = pool.submit(RedisDriver::newOwner);
-                b = pool.submit(RedisDriver::newOwner);
+                a = pool.submit(Owners::newOwner);
+                b = pool.submit(Owners::newOwner);
                 pairs.add(a.get());
                 pairs.add(b.get());
             }
@@ -82,7 +82,7 @@ class OwnerValuesTest {
 
     @Test
     void ownerSource_isStaticSecureRandom() throws Exception {
-        Field f = RedisDriver.class.getDeclaredField("RANDOM");
+        Field f = Owners.class.getDeclaredField("RANDOM");
         assertThat(Modifier.isStatic(f.getModifiers())).isTrue();
         assertThat(f.getType()).isEqualTo(SecureRandom.class);
     }

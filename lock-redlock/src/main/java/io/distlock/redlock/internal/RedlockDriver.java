@@ -3,6 +3,7 @@ package io.distlock.redlock.internal;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.Ticker;
+import io.distlock.redis.internal.Owners;
 import io.distlock.redis.internal.RedisKeys;
 import io.distlock.redis.internal.Scripts;
 import io.distlock.redis.internal.Subscriber;
@@ -13,9 +14,7 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -48,7 +47,6 @@ import redis.clients.jedis.HostAndPort;
  */
 public final class RedlockDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     static final String BACKEND = "redlock";
 
@@ -174,12 +172,6 @@ public final class RedlockDriver implements LockDriver {
         }
     }
 
-    static String newOwner() {
-        byte[] b = new byte[16];
-        RANDOM.nextBytes(b);
-        return HexFormat.of().formatHex(b);
-    }
-
     /**
      * End of a round started at {@code sentAt}: {@code nodeTimeout} later, never past the validity.
      * Until a majority of nodes has answered once since the provider opened, the first connection
@@ -273,7 +265,7 @@ public final class RedlockDriver implements LockDriver {
             }
             refusedBy = null;
             splitVote = false;
-            String owner = newOwner();
+            String owner = Owners.newOwner();
             long sentAt = ticker.read();
             long validUntil = ctx.validUntil(sentAt);
             List<String> args = List.of(owner, leaseMillis);
