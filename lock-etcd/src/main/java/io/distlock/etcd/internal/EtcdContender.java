@@ -449,12 +449,9 @@ final class EtcdContender implements Contender, Session.Listener {
             return; // the provider revoked (or crashed with) the lease
         }
         try {
-            Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "delete of our key", lockName);
+            driver.deleteKey(key, s, lockName, "delete of our key");
         } catch (BackendUnavailableException e) {
             if (s == null || s.alive()) {
-                if (s != null) {
-                    driver.deleteLater(key, s, lockName); // never leave the key on a live lease
-                }
                 throw e;
             }
             // the session is dead: the key goes with its lease
@@ -497,17 +494,7 @@ final class EtcdContender implements Contender, Session.Listener {
             if (driver.closed() && !session.alive()) {
                 return false;
             }
-            long deleted;
-            try {
-                deleted = Rpc.await(driver.kv().delete(key), driver.requestTimeoutNanos(), "release", lockName)
-                        .getDeleted();
-            } catch (BackendUnavailableException e) {
-                // the caller learns that the release failed; the key must still go, or it would block
-                // the lock for as long as this provider's session lives
-                driver.deleteLater(key, session, lockName);
-                throw e;
-            }
-            return deleted > 0;
+            return driver.deleteKey(key, session, lockName, "release") > 0;
         }
     }
 }

@@ -233,15 +233,27 @@ public final class EtcdDriver implements LockDriver {
     private static final long DELETE_RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /**
-     * Deletes {@code key} in the background after its delete failed (a leader election, a partition,
-     * a stalled server). A key left on a live session lease is kept alive by the keepalive and would
-     * block its lock for as long as the provider lives; so the delete is retried, with pauses from
-     * 100 ms doubling to 2 s, until it succeeds, the session dies (the key goes with its lease) or
-     * the provider closes (it revokes the lease). Keys are unique per acquisition attempt, so a late
-     * delete never touches a later attempt's key.
+     * Deletes one of our keys in one request bounded by the request timeout and returns how many
+     * keys went (0 if it was already gone). If the request fails (a leader election, a partition, a
+     * stalled server), the failure is thrown and the key is still deleted in the background: a key
+     * left on a live session lease is kept alive by the keepalive and would block its lock for as
+     * long as the provider lives. The background delete is retried, with pauses from 100 ms
+     * doubling to 2 s, until it succeeds, the session {@code s} dies (the key goes with its lease)
+     * or the provider closes (it revokes the lease). Keys are unique per acquisition attempt, so a
+     * late delete never touches a later attempt's key.
+     *
+     * @param s the session the key hangs on; null if unknown (then nothing is retried)
      */
-    void deleteLater(ByteSequence key, Session s, String lockName) {
-        scheduleDelete(key, s, lockName, DELETE_RETRY_FIRST_NANOS);
+    long deleteKey(ByteSequence key, Session s, String lockName, String what) {
+        try {
+            return Rpc.await(kv().delete(key), requestTimeoutNanos, what, lockName)
+                    .getDeleted();
+        } catch (BackendUnavailableException e) {
+            if (s != null) {
+                scheduleDelete(key, s, lockName, DELETE_RETRY_FIRST_NANOS);
+            }
+            throw e;
+        }
     }
 
     private void scheduleDelete(ByteSequence key, Session s, String lockName, long delayNanos) {
