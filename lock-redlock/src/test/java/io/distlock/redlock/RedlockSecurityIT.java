@@ -10,6 +10,7 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.redis.internal.Scripts;
 import io.distlock.tck.LogCapture;
+import io.distlock.tck.ReadmeExamples;
 import io.distlock.tck.servers.RedisServer;
 import io.distlock.tck.servers.RedisServers;
 import io.distlock.tck.servers.TestCertificates;
@@ -269,19 +270,9 @@ class RedlockSecurityIT {
     void readme_secureConfigurationExampleAndAclRule_areTheTestedOnes() throws IOException {
         String readme = Files.readString(Path.of("README.md"));
         assertThat(readme).contains("ACL SETUSER locks reset on >" + "<password> " + ACL_RULE);
-        String source = Files.readString(Path.of("src/test/java/io/distlock/redlock/RedlockSecurityIT.java"));
-        assertThat(normalize(block(readme, "```java\n// secure-configuration\n", "```")))
-                .isEqualTo(normalize(block(source, "// README-BEGIN secure-configuration\n", "// README-END")));
-    }
-
-    static String block(String text, String begin, String end) {
-        int from = text.indexOf(begin);
-        assertThat(from).as("'" + begin.trim() + "' present").isNotNegative();
-        from += begin.length();
-        return text.substring(from, text.indexOf(end, from));
-    }
-
-    static String normalize(String code) {
-        return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
+        ReadmeExamples.assertSnippetMatchesSource(
+                Path.of("README.md"),
+                Path.of("src/test/java/io/distlock/redlock/RedlockSecurityIT.java"),
+                "secure-configuration");
     }
 }

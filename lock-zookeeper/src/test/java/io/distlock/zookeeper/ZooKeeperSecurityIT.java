@@ -9,11 +9,11 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.tck.LogCapture;
+import io.distlock.tck.ReadmeExamples;
 import io.distlock.tck.servers.TestCertificates;
 import io.distlock.tck.servers.ZooKeeperServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -268,21 +268,10 @@ class ZooKeeperSecurityIT {
     }
 
     @Test
-    void readme_secureConfigurationExample_isTheTestedOne() throws Exception {
-        String readme = Files.readString(Path.of("README.md"));
-        String source = Files.readString(Path.of("src/test/java/io/distlock/zookeeper/ZooKeeperSecurityIT.java"));
-        assertThat(normalize(block(readme, "```java\n// secure-configuration\n", "```")))
-                .isEqualTo(normalize(block(source, "// README-BEGIN secure-configuration\n", "// README-END")));
-    }
-
-    static String block(String text, String begin, String end) {
-        int from = text.indexOf(begin);
-        assertThat(from).as("'" + begin.trim() + "' present").isNotNegative();
-        from += begin.length();
-        return text.substring(from, text.indexOf(end, from));
-    }
-
-    static String normalize(String code) {
-        return code.lines().map(String::strip).filter(l -> !l.isEmpty()).reduce("", (x, y) -> x + y + "\n");
+    void readme_secureConfigurationExample_isTheTestedOne() {
+        ReadmeExamples.assertSnippetMatchesSource(
+                Path.of("README.md"),
+                Path.of("src/test/java/io/distlock/zookeeper/ZooKeeperSecurityIT.java"),
+                "secure-configuration");
     }
 }

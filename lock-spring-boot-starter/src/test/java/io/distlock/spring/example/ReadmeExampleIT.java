@@ -3,10 +3,9 @@ package io.distlock.spring.example;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.spring.boot.DistlockHealthIndicator;
+import io.distlock.tck.ReadmeExamples;
 import io.distlock.tck.servers.MariaDbServer;
 import io.distlock.tck.servers.RedisServer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,9 +28,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * successes and a stock of 0. Also checks that the README shows these very files.
  */
 class ReadmeExampleIT {
-    private static final Pattern EXAMPLE =
-            Pattern.compile("<!-- example: (\\S+) -->\\n```(?:java|properties)\\n(.*?)```", Pattern.DOTALL);
-
     private static MariaDbServer mariadb;
     private static RedisServer redis;
 
@@ -109,16 +103,7 @@ class ReadmeExampleIT {
     @Test
     void readme_examples_equalTheTestedFiles() throws Exception {
         Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
-        String readme = Files.readString(base.resolve("README.md"), StandardCharsets.UTF_8);
-        Matcher m = EXAMPLE.matcher(readme);
-        int examples = 0;
-        while (m.find()) {
-            examples++;
-            String file = Files.readString(base.resolve(m.group(1)), StandardCharsets.UTF_8);
-            assertThat(m.group(2))
-                    .as("README code block for %s must equal the file", m.group(1))
-                    .isEqualTo(file);
-        }
+        int examples = ReadmeExamples.assertBlocksEqualFiles(base);
         assertThat(examples).as("examples found in README.md").isEqualTo(3);
     }
 }
