@@ -5,6 +5,7 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.redlock.internal.NodeAddress;
 import io.distlock.redlock.internal.RedlockDriver;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
@@ -107,7 +108,7 @@ public final class RedlockLockProvider implements LockProvider {
 
     private RedlockLockProvider(Builder b) {
         this.options = b.options;
-        this.driver = RedlockDriver.create(b.nodes, b.options);
+        this.driver = RedlockDriver.createWithCredentials(b.nodes, b.options);
         this.engine = LockEngine.create(driver, b.options.lockOptions());
     }
 
@@ -175,13 +176,35 @@ public final class RedlockLockProvider implements LockProvider {
 
     /** Builder for {@link RedlockLockProvider}. */
     public static final class Builder {
-        private final List<HostAndPort> nodes = new ArrayList<>();
+        private final List<NodeAddress> nodes = new ArrayList<>();
         private RedlockOptions options = RedlockOptions.defaults();
 
         private Builder() {}
 
-        /** Adds a node. */
+        /** Adds a node that authenticates with the provider-wide {@link RedlockOptions#username()}/{@link RedlockOptions#password()}. */
         public Builder node(String host, int port) {
+            nodes.add(NodeAddress.of(hostAndPort(host, port)));
+            return this;
+        }
+
+        /**
+         * Adds a node with credentials of its own, used for this node instead of the provider-wide
+         * {@link RedlockOptions#username()}/{@link RedlockOptions#password()} (TLS settings stay
+         * provider-wide). Each node of a Redlock is an independent server, so each may have its own
+         * ACL user and password. The password is never shown in a message, a log line or {@code
+         * toString()}; a node whose credentials are refused is named (by {@code host:port}) in a
+         * WARN log line and, if too few nodes remain for a majority, in the exception.
+         *
+         * @param username the ACL user, or {@code null} for {@code AUTH password} as the {@code
+         *     default} user
+         * @param password the password for this node; not null
+         */
+        public Builder node(String host, int port, String username, String password) {
+            nodes.add(NodeAddress.withCredentials(hostAndPort(host, port), username, password));
+            return this;
+        }
+
+        private static HostAndPort hostAndPort(String host, int port) {
             Objects.requireNonNull(host, "host must not be null");
             if (host.isBlank()) {
                 throw new IllegalArgumentException("host must not be blank");
@@ -189,8 +212,7 @@ public final class RedlockLockProvider implements LockProvider {
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("port must be between 1 and 65535 (was " + port + ")");
             }
-            nodes.add(new HostAndPort(host, port));
-            return this;
+            return new HostAndPort(host, port);
         }
 
         /** Adds nodes given as {@code host:port} ({@code [v6addr]:port} for IPv6). */
@@ -202,24 +224,34 @@ public final class RedlockLockProvider implements LockProvider {
         public Builder nodes(List<String> hostPorts) {
             Objects.requireNonNull(hostPorts, "hostPorts must not be null");
             for (String hp : hostPorts) {
-                Objects.requireNonNull(hp, "node must not be null");
-                int colon = hp.lastIndexOf(':');
-                if (colon <= 0 || colon == hp.length() - 1) {
-                    throw new IllegalArgumentException("node must be host:port (was '" + hp + "')");
-                }
-                String host = hp.substring(0, colon);
-                if (host.startsWith("[") && host.endsWith("]")) {
-                    host = host.substring(1, host.length() - 1);
-                }
-                int port;
-                try {
-                    port = Integer.parseInt(hp.substring(colon + 1));
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("port must be a number (was '" + hp + "')");
-                }
-                node(host, port);
+                nodes.add(NodeAddress.of(parse(hp)));
             }
             return this;
+        }
+
+        /** {@link #node(String, int, String, String)} with the node given as {@code host:port}. */
+        Builder node(String hostPort, String username, String password) {
+            nodes.add(NodeAddress.withCredentials(parse(hostPort), username, password));
+            return this;
+        }
+
+        private static HostAndPort parse(String hp) {
+            Objects.requireNonNull(hp, "node must not be null");
+            int colon = hp.lastIndexOf(':');
+            if (colon <= 0 || colon == hp.length() - 1) {
+                throw new IllegalArgumentException("node must be host:port (was '" + hp + "')");
+            }
+            String host = hp.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(hp.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("port must be a number (was '" + hp + "')");
+            }
+            return hostAndPort(host, port);
         }
 
         public Builder options(RedlockOptions options) {

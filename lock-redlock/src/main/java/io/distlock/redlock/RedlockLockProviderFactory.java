@@ -21,7 +21,10 @@ import java.util.function.UnaryOperator;
  * assumePersistence}, {@code allowEvenNodeCount}, {@code keyPrefix}, {@code poolSize}, {@code
  * connectTimeout}, {@code socketTimeout}, {@code maxRetryDelay}, {@code database}, {@code tls},
  * {@code tlsCaFile}; {@code redlocks://} is {@code redlock://} with {@code tls=true}. The credentials
- * and TLS settings apply to every node; messages never contain the password.
+ * in the user info and the TLS settings apply to every node; {@code nodeN.username} and {@code
+ * nodeN.password} (N = the node's 1-based position in the list) give node N credentials of its own
+ * instead (a password without a user name authenticates as the {@code default} user). Messages never
+ * contain a password.
  */
 public final class RedlockLockProviderFactory implements LockProviderFactory {
 
@@ -129,8 +132,23 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
             if (caFile != null) {
                 b.tlsCaFile(java.nio.file.Path.of(caFile));
             }
+            RedlockLockProvider.Builder provider = RedlockLockProvider.builder();
+            for (int i = 0; i < nodes.size(); i++) {
+                String key = "node" + (i + 1);
+                String user = params.string(key + ".username", null);
+                String password = params.string(key + ".password", null);
+                if (password == null) {
+                    if (user != null) {
+                        throw new IllegalArgumentException(
+                                key + ".username needs " + key + ".password (a node's own credentials come as a pair)");
+                    }
+                    provider.nodes(nodes.get(i));
+                } else {
+                    provider.node(nodes.get(i), user == null || user.isEmpty() ? null : user, password);
+                }
+            }
             params.rejectUnknown();
-            return RedlockLockProvider.builder().nodes(nodes).options(b.build()).build();
+            return provider.options(b.build()).build();
         } catch (IllegalArgumentException e) {
             throw new LockConfigurationException(e.getMessage() + " in " + redacted, "redlock", e);
         }

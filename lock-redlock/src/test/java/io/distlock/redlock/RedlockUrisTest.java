@@ -75,4 +75,54 @@ class RedlockUrisTest {
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("port must be a number");
     }
+
+    @Test
+    void open_perNodeCredentials_acceptedForListedNodesOnlyAndNeverShown() {
+        String nodes = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+        try (LockProvider p = LockProviders.open(URI.create("redlock://" + nodes
+                + "?node1.username=a&node1.password=pw-one-s3cret&node3.password=pw-three-s3cret"))) {
+            assertThat(((RedlockLockProvider) p).nodes()).containsExactly("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3");
+            assertThat(p.toString()).doesNotContain("s3cret");
+        }
+        assertThatThrownBy(
+                        () -> LockProviders.open(URI.create("redlock://" + nodes + "?node4.password=pw-four-s3cret")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("node4.password")
+                .hasMessageContaining("node3.password")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://" + nodes + "?node2.username=b")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("node2.username needs node2.password");
+        assertThatThrownBy(() -> LockProviders.open(
+                        URI.create("redlock://u:shared-s3cret@" + nodes + "?node2.password=&poolSize=0")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void builder_nodeWithOwnCredentials_validatedAndNeverShown() {
+        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, "u", null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("password");
+        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, "", "pw"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("username must not be empty");
+        assertThatThrownBy(() -> RedlockLockProvider.builder()
+                        .node("127.0.0.1", 1, "u", "pw-s3cret")
+                        .node("127.0.0.1", 1, "v", "other-s3cret")
+                        .node("127.0.0.1", 2)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("distinct")
+                .hasMessageContaining("127.0.0.1:1 (user u)")
+                .hasMessageNotContaining("s3cret");
+        try (RedlockLockProvider p = RedlockLockProvider.builder()
+                .node("127.0.0.1", 1, "u", "pw-s3cret")
+                .node("127.0.0.1", 2, null, "pw2-s3cret")
+                .node("127.0.0.1", 3)
+                .build()) {
+            assertThat(p.nodes()).containsExactly("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3");
+            assertThat(p.toString()).doesNotContain("s3cret");
+        }
+    }
 }

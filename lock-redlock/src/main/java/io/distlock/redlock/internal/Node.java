@@ -13,8 +13,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -27,6 +30,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * node never holds up requests to the others (latency isolation).
  */
 final class Node implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
     private static final int STALE_RETRIES = 2;
 
     private final int index;
@@ -34,14 +38,19 @@ final class Node implements AutoCloseable {
     private final UnifiedJedis client;
     private final ThreadPoolExecutor io;
     private volatile boolean warm;
+    /** Whether the last request failed (for one WARN per outage, naming the node). */
+    private final AtomicBoolean failing = new AtomicBoolean();
+
     private final String keyPrefix;
     private final Ticker ticker;
     private Subscriber subscriber; // started on first use; guarded by this
     private boolean closed; // guarded by this
+    private volatile boolean closing;
 
-    Node(int index, HostAndPort hostAndPort, RedlockOptions options, String threadPrefix) {
+    Node(int index, NodeAddress node, RedlockOptions options, String threadPrefix) {
+        HostAndPort hostAndPort = node.hostAndPort();
         this.index = index;
-        this.address = hostAndPort.getHost() + ":" + hostAndPort.getPort();
+        this.address = node.address();
         this.keyPrefix = options.keyPrefix();
         this.ticker = options.lockOptions().ticker();
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
@@ -61,8 +70,15 @@ final class Node implements AutoCloseable {
                             options.tlsCaFile().orElse(null)))
                     .sslParameters(Tls.verifyingHostName());
         }
-        options.username().ifPresent(config::user);
-        options.password().ifPresent(config::password);
+        if (node.ownCredentials()) {
+            if (node.username() != null) {
+                config.user(node.username());
+            }
+            config.password(node.password());
+        } else {
+            options.username().ifPresent(config::user);
+            options.password().ifPresent(config::password);
+        }
         if (options.database() != 0) {
             config.database(options.database());
         }
@@ -145,14 +161,44 @@ final class Node implements AutoCloseable {
                     @SuppressWarnings("unchecked")
                     T reply = (T) Scripts.run(c, script, keys, args);
                     warm = true;
+                    succeeded();
                     return reply;
                 } catch (JedisConnectionException e) {
                     if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                        failed(e);
                         throw e;
                     }
+                } catch (RuntimeException e) {
+                    failed(e);
+                    throw e;
                 }
             }
         });
+    }
+
+    /** Logs once (INFO) that this node answers again after a failure. */
+    private void succeeded() {
+        if (failing.get() && failing.compareAndSet(true, false)) {
+            log.info("distlock.redlock.node_recovered node={}", address);
+        }
+    }
+
+    /**
+     * Logs once per outage (WARN) that this node failed, naming it by {@code host:port} and saying
+     * why (e.g. the server's {@code WRONGPASS}); never the credentials.
+     */
+    private void failed(Throwable e) {
+        if (closing) {
+            return; // requests cut short by close() are not the node's failure
+        }
+        if (failing.compareAndSet(false, true)) {
+            log.warn("distlock.redlock.node_failed node={} error={}", address, Round.reason(e));
+        }
+    }
+
+    /** Whether the last request to this node failed. */
+    boolean isFailing() {
+        return failing.get();
     }
 
     private static boolean isStaleConnection(Throwable t) {
@@ -171,9 +217,14 @@ final class Node implements AutoCloseable {
                         c.scriptLoad(s.text());
                     }
                     warm = true;
+                    succeeded();
                     return null;
                 })
-                .whenComplete((r, e) -> {});
+                .whenComplete((r, e) -> {
+                    if (e != null) {
+                        failed(e.getCause() != null ? e.getCause() : e);
+                    }
+                });
     }
 
     /** Runs {@code call} on this node's I/O executor. A full or stopped executor fails the future. */
@@ -188,6 +239,7 @@ final class Node implements AutoCloseable {
     @Override
     public void close() {
         Subscriber sub;
+        closing = true;
         synchronized (this) {
             closed = true;
             sub = subscriber;

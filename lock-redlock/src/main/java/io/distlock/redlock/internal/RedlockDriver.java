@@ -61,7 +61,7 @@ public final class RedlockDriver implements LockDriver {
     private final CountDownLatch closedSignal = new CountDownLatch(1);
     private volatile boolean closed;
 
-    private RedlockDriver(List<HostAndPort> addresses, RedlockOptions options) {
+    private RedlockDriver(List<NodeAddress> addresses, RedlockOptions options) {
         this.options = options;
         this.keys = new RedisKeys(options.keyPrefix());
         this.quorum = addresses.size() / 2 + 1;
@@ -101,6 +101,17 @@ public final class RedlockDriver implements LockDriver {
      *     allowed), or a node given twice
      */
     public static RedlockDriver create(List<HostAndPort> addresses, RedlockOptions options) {
+        return createWithCredentials(addresses.stream().map(NodeAddress::of).toList(), options);
+    }
+
+    /**
+     * A driver over {@code addresses}, each node with its own credentials where given (the
+     * provider-wide ones from {@code options} otherwise).
+     *
+     * @throws IllegalArgumentException for fewer than 3 nodes, an even number of nodes (unless
+     *     allowed), or a node given twice
+     */
+    public static RedlockDriver createWithCredentials(List<NodeAddress> addresses, RedlockOptions options) {
         int n = addresses.size();
         if (n < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent nodes (was " + n + ")");

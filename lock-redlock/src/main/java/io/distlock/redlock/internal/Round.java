@@ -234,9 +234,25 @@ final class Round<T> {
         }
     }
 
-    private static String reason(Throwable e) {
+    /**
+     * {@code "Class: message"} of {@code e}, plus the innermost cause's when it says something else
+     * (a pool's "Could not get a resource" hides the server's {@code WRONGPASS}), at most 200
+     * characters.
+     */
+    static String reason(Throwable e) {
+        String s = describe(e);
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != e) {
+            s = s + " <- " + describe(root);
+        }
+        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+    }
+
+    private static String describe(Throwable e) {
         String m = e.getMessage();
-        String s = e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
-        return s.length() > 160 ? s.substring(0, 160) + "..." : s;
+        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
     }
 }
