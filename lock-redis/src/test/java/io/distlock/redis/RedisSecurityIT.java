@@ -392,4 +392,27 @@ class RedisSecurityIT {
                 Path.of("src/test/java/io/distlock/redis/RedisSecurityIT.java"),
                 "secure-configuration");
     }
+
+    @Test
+    void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
+        String uri = "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&tlsCaFile="
+                + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
+        String logged;
+        try (LogCapture logs = LogCapture.start()) {
+            assertThat(logs.slf4jTraceEnabled())
+                    .as("Jedis's own loggers at TRACE")
+                    .isTrue();
+            LockProvider p = LockProviders.open(uri);
+            Lease lease = p.lock(name).tryAcquire().orElseThrow();
+            assertThat(lease.release()).isTrue();
+            p.close();
+            LockProvider wrong = LockProviders.open(uri.replace(PASSWORD, "x" + PASSWORD + "x"));
+            assertThatThrownBy(() -> wrong.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
+            wrong.close();
+            logged = logs.text();
+        }
+        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        LogCapture.assertNoSecret(logged, PASSWORD);
+        LogCapture.assertNoSecret(logged, ADMIN_PASSWORD);
+    }
 }

@@ -274,4 +274,26 @@ class ZooKeeperSecurityIT {
                 Path.of("src/test/java/io/distlock/zookeeper/ZooKeeperSecurityIT.java"),
                 "secure-configuration");
     }
+
+    @Test
+    void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
+        String uri = "zookeeper://locks:" + PASSWORD + "@" + server.secureConnectString()
+                + "?rootPath=/secured&leaseTime=2s&connectionTimeout=10s&tls=true&tlsTrustStore="
+                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&tlsTrustStorePassword="
+                + certs.storePassword();
+        String logged;
+        try (LogCapture logs = LogCapture.start()) {
+            assertThat(logs.slf4jTraceEnabled())
+                    .as("Curator and ZooKeeper loggers at TRACE")
+                    .isTrue();
+            LockProvider p = LockProviders.open(uri);
+            Lease lease = p.lock(name).tryAcquire().orElseThrow();
+            assertThat(lease.release()).isTrue();
+            p.close();
+            logged = logs.text();
+        }
+        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        LogCapture.assertNoSecret(logged, PASSWORD);
+        LogCapture.assertNoSecret(logged, certs.storePassword());
+    }
 }
