@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * Distributed locks on etcd ({@code etcd://host1:2379,host2:2379}): revision-ordered keys on one
@@ -100,6 +101,28 @@ public final class EtcdLockProvider implements LockProvider {
         return Math.max(retryDelayMillis(requestTimeout) + 1, Math.min(2_500, requestTimeout.toMillis() / 2));
     }
 
+    /** gRPC's HTTP/2 frame logger: at DEBUG it writes every frame in hex. */
+    static final String GRPC_FRAME_LOGGER = "io.grpc.netty.NettyClientHandler";
+
+    /**
+     * gRPC (grpc-netty) logs every HTTP/2 frame in hex on {@link #GRPC_FRAME_LOGGER} at DEBUG —
+     * including jetcd's {@code Authenticate} request, which carries the user name and password, and
+     * the {@code token} header of every later call. Nothing in SLF4J lets a library turn a logger
+     * off, so warn (without any secret) when that logger is enabled.
+     */
+    private static void warnIfGrpcFramesAreLogged() {
+        boolean slf4j = LoggerFactory.getLogger(GRPC_FRAME_LOGGER).isDebugEnabled();
+        boolean jul = java.util.logging.Logger.getLogger(GRPC_FRAME_LOGGER).isLoggable(java.util.logging.Level.FINE);
+        if (slf4j || jul) {
+            LoggerFactory.getLogger(EtcdLockProvider.class)
+                    .warn(
+                            "distlock.etcd.grpc_frames_logged logger={}: at DEBUG gRPC writes every HTTP/2 frame in hex,"
+                                    + " including the etcd password (Authenticate request) and the auth token; set that"
+                                    + " logger to INFO or above",
+                            GRPC_FRAME_LOGGER);
+        }
+    }
+
     private static Client buildClient(EtcdLockOptions o) {
         ClientBuilder cb = Client.builder()
                 .endpoints(o.endpointUris().toArray(new String[0]))
@@ -117,6 +140,7 @@ public final class EtcdLockProvider implements LockProvider {
         if (o.user().isPresent()) {
             cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));
             cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
+            warnIfGrpcFramesAreLogged();
         }
         if (o.trustCertificate().isPresent()) {
             try {

@@ -11,6 +11,7 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.tck.LogCapture;
+import io.distlock.tck.ReadmeExamples;
 import io.distlock.tck.servers.MariaDbServer;
 import io.distlock.tck.servers.TestCertificates;
 import java.net.URI;
@@ -100,7 +101,33 @@ class MySqlSecurityIT {
     }
 
     private MySqlLockProvider lockUser() {
-        return provider(tlsUrl(certs.trustStore()), LeastPrivilegeUser.USER, LeastPrivilegeUser.PASSWORD, options());
+        String address = db.address();
+        Path caStore = certs.trustStore();
+        String trustStorePassword = TestCertificates.STORE_PASSWORD;
+        String secret = LeastPrivilegeUser.PASSWORD;
+        MySqlLockOptions options = options();
+        // README-BEGIN secure-configuration
+        MySqlLockProvider locks = MySqlLockProvider.builder()
+                .jdbcUrl("jdbc:mysql://" + address + "/distlock_test?sslMode=VERIFY_CA"
+                        + "&trustCertificateKeyStoreUrl=" + caStore.toUri() // PKCS#12 store holding the CA
+                        + "&trustCertificateKeyStoreType=PKCS12"
+                        + "&trustCertificateKeyStorePassword=" + trustStorePassword)
+                .user("distlock_app") // the least-privilege user above, created REQUIRE SSL
+                .password(secret)
+                .options(options)
+                .build();
+        // README-END
+        open.add(locks);
+        return locks;
+    }
+
+    @Test
+    void readme_secureConfigurationExample_isTheTestedOne() {
+        assertThat(db.database()).isEqualTo("distlock_test");
+        ReadmeExamples.assertSnippetMatchesSource(
+                Path.of("README.md"),
+                Path.of("src/test/java/io/distlock/mysql/MySqlSecurityIT.java"),
+                "secure-configuration");
     }
 
     @Test
@@ -252,5 +279,23 @@ class MySqlSecurityIT {
                 Statement s = admin.createStatement()) {
             s.executeUpdate("DELETE FROM distlock_locks WHERE name = 'renamed-by-hand'");
         }
+    }
+
+    @Test
+    void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
+        String logged;
+        try (LogCapture logs = LogCapture.start()) {
+            assertThat(logs.slf4jTraceEnabled())
+                    .as("HikariCP's loggers at TRACE")
+                    .isTrue();
+            MySqlLockProvider p = lockUser();
+            Lease held = p.lock("trace-capture").tryAcquire().orElseThrow();
+            assertThat(held.release()).isTrue();
+            p.close();
+            logged = logs.text();
+        }
+        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        LogCapture.assertNoSecret(logged, LeastPrivilegeUser.PASSWORD);
+        LogCapture.assertNoSecret(logged, TestCertificates.STORE_PASSWORD);
     }
 }
