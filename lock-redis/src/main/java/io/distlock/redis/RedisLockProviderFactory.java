@@ -9,14 +9,15 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
- * Opens {@code redis://}, {@code rediss://}, {@code redis-sentinel://} and {@code redis-cluster://}
+ * Opens {@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code rediss-sentinel://}
+ * and {@code redis-cluster://}
  * URIs for {@link io.distlock.LockProviders#open(URI)} (see {@code RedisLockProvider} for the forms).
  */
 public final class RedisLockProviderFactory implements LockProviderFactory {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redis", "rediss", "redis-sentinel", "redis-cluster");
+        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster");
     }
 
     @Override

@@ -47,6 +47,18 @@ class RedisUrisTest {
     }
 
     @Test
+    void parse_redissSentinel_enablesTlsForSentinelsAndDataNodes() {
+        RedisUris.Parsed p = parse("rediss-sentinel://u:pw@h1,h2:26380/mymaster?tlsCaFile=pom.xml");
+        assertThat(p.options().tls()).isTrue();
+        assertThat(p.topology().kind()).isEqualTo(Topology.Kind.SENTINEL);
+        assertThat(p.topology().masterName()).isEqualTo("mymaster");
+        assertThat(p.topology().nodes()).extracting(Object::toString).containsExactly("h1:26379", "h2:26380");
+        assertThat(parse("redis-sentinel://h1/mymaster").options().tls()).isFalse();
+        assertThat(parse("redis-sentinel://h1/mymaster?tls=true").options().tls())
+                .isTrue();
+    }
+
+    @Test
     void parse_lonePasswordUserinfo_isPassword() {
         RedisLockOptions o = parse("redis://secret@localhost:6379").options();
         assertThat(o.password()).contains("secret");

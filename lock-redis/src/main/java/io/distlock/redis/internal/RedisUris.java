@@ -17,7 +17,8 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code redis://[user:password@]host[:port][/db][?params]} and {@code rediss://} (TLS);
  *       the port defaults to 6379 (26379 for Sentinels);
- *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[?params]};
+ *   <li>{@code redis-sentinel://[user:password@]host:port[,host:port...]/masterName[?params]}, and
+ *       {@code rediss-sentinel://} (TLS to the Sentinels and to the data nodes);
  *   <li>{@code redis-cluster://[user:password@]host:port[,host:port...][?params]}.
  * </ul>
  *
@@ -62,7 +63,7 @@ public final class RedisUris {
                 b.username(user == null || user.isEmpty() ? null : user);
                 b.password(password == null || password.isEmpty() ? null : password);
             }
-            int defaultPort = scheme.equals("redis-sentinel") ? 26379 : 6379;
+            int defaultPort = scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel") ? 26379 : 6379;
             List<String> hosts = new ArrayList<>();
             for (String h : authority.split(",", -1)) {
                 if (h.isBlank()) {
@@ -87,11 +88,13 @@ public final class RedisUris {
                     }
                     break;
                 case "redis-sentinel":
+                case "rediss-sentinel":
                     if (path.length() <= 1) {
                         throw new IllegalArgumentException(
-                                "the master name is missing (redis-sentinel://h:p,h:p/masterName)");
+                                "the master name is missing (" + scheme + "://h:p,h:p/masterName)");
                     }
                     topology = Topology.sentinel(decode(path.substring(1)), hosts);
+                    b.tls(scheme.equals("rediss-sentinel"));
                     break;
                 case "redis-cluster":
                     if (path.length() > 1) {

@@ -1,5 +1,6 @@
 package io.distlock.redis.internal;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.redis.RedisLockOptions;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -9,11 +10,13 @@ import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /** Where the servers are: one standalone server, a Sentinel-monitored master, or a Cluster. */
 public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
@@ -117,13 +120,18 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
                         .poolConfig(pool)
                         .build();
             case SENTINEL:
-                return RedisSentinelClient.builder()
-                        .masterName(masterName)
-                        .sentinels(set)
-                        .clientConfig(config)
-                        .sentinelClientConfig(clientConfig(options, false))
-                        .poolConfig(pool)
-                        .build();
+                JedisClientConfig sentinelConfig = clientConfig(options, false);
+                try {
+                    return RedisSentinelClient.builder()
+                            .masterName(masterName)
+                            .sentinels(set)
+                            .clientConfig(config)
+                            .sentinelClientConfig(sentinelConfig)
+                            .poolConfig(pool)
+                            .build();
+                } catch (JedisException e) {
+                    throw sentinelsUnreachable(options, sentinelConfig, e);
+                }
             default:
                 if (options.database() != 0) {
                     throw new IllegalArgumentException(
@@ -136,6 +144,26 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
                         .maxTotalRetriesDuration(options.socketTimeout().plus(Duration.ofMillis(500)))
                         .build();
         }
+    }
+
+    /**
+     * Jedis says only "All sentinels down" (each sentinel's own error goes to its log): ask the
+     * first sentinel once more, so that its error (refused, TLS handshake, ...) is attached.
+     */
+    private BackendUnavailableException sentinelsUnreachable(
+            RedisLockOptions options, JedisClientConfig sentinelConfig, JedisException e) {
+        BackendUnavailableException failure = new BackendUnavailableException(
+                "cannot find master '" + masterName + "' through the Sentinels " + nodes + " (tls=" + options.tls()
+                        + "): " + e.getMessage(),
+                null,
+                "redis",
+                e);
+        try (Jedis probe = new Jedis(nodes.get(0), sentinelConfig)) {
+            probe.ping();
+        } catch (RuntimeException cause) {
+            failure.addSuppressed(cause);
+        }
+        return failure;
     }
 
     private static JedisClientConfig clientConfig(RedisLockOptions o, boolean dataNode) {

@@ -31,13 +31,16 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private final RedisServer first;
     private final RedisServer second;
     private final List<TestServer> sentinels;
+    private final Probes.RedisAccess sentinelAccess;
     private volatile RedisServer master;
 
-    private RedisSentinelSetup(RedisServer master, RedisServer replica, List<TestServer> sentinels) {
+    private RedisSentinelSetup(
+            RedisServer master, RedisServer replica, List<TestServer> sentinels, Probes.RedisAccess sentinelAccess) {
         this.first = master;
         this.second = replica;
         this.master = master;
         this.sentinels = List.copyOf(sentinels);
+        this.sentinelAccess = sentinelAccess;
     }
 
     /** Starts the master, the replica (in sync) and the sentinels (each knowing the others). */
@@ -52,6 +55,18 @@ public final class RedisSentinelSetup implements AutoCloseable {
      * themselves need no password. {@code null}: no password.
      */
     public static RedisSentinelSetup start(String password) {
+        return start(password, null);
+    }
+
+    /**
+     * Like {@link #start(String)}, and with {@code tls} not null every process speaks TLS only:
+     * master and replica as {@link RedisServer.Builder#tls(TestCertificates)} with {@code
+     * tls-replication yes} (replication over TLS), the sentinels with {@code port 0}, a {@code
+     * tls-port}, the server certificate of {@code tls}, {@code tls-replication yes} (they reach the
+     * data nodes over TLS and announce their TLS port) and no client certificates. Addresses are
+     * {@code 127.0.0.1}, which the test certificate names.
+     */
+    public static RedisSentinelSetup start(String password, TestCertificates tls) {
         List<AutoCloseable> started = new ArrayList<>();
         try {
             RedisServer.Builder masterBuilder = RedisServer.builder().local().kind("redis-master");
@@ -60,6 +75,13 @@ public final class RedisSentinelSetup implements AutoCloseable {
                 masterBuilder.password(password).args("--masterauth", password);
                 replicaBuilder.password(password).args("--masterauth", password);
             }
+            if (tls != null) {
+                masterBuilder.tls(tls).args("--tls-replication", "yes");
+                replicaBuilder.tls(tls).args("--tls-replication", "yes");
+            }
+            Probes.RedisAccess sentinelAccess = tls == null
+                    ? Probes.RedisAccess.PLAIN
+                    : new Probes.RedisAccess(tls.clientSocketFactory(), null, null);
             RedisServer master = masterBuilder.start();
             started.add(master);
             RedisServer replica = replicaBuilder
@@ -74,19 +96,21 @@ public final class RedisSentinelSetup implements AutoCloseable {
             Path binary = Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel");
             List<TestServer> sentinels = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                TestServer s = sentinel(binary, master.port(), password);
+                TestServer s = sentinel(binary, master.port(), password, tls);
                 started.add(s);
                 sentinels.add(s);
             }
-            RedisSentinelSetup setup = new RedisSentinelSetup(master, replica, sentinels);
+            RedisSentinelSetup setup = new RedisSentinelSetup(master, replica, sentinels, sentinelAccess);
             for (TestServer s : sentinels) {
                 Probes.await(
                         "sentinel " + s.address() + " to know the replica and 2 other sentinels",
                         Duration.ofSeconds(30),
                         null,
                         () -> {
-                            Object replicas = Probes.redis(s.host(), s.port(), "SENTINEL", "REPLICAS", MASTER_NAME);
-                            Object others = Probes.redis(s.host(), s.port(), "SENTINEL", "SENTINELS", MASTER_NAME);
+                            Object replicas = Probes.redis(
+                                    sentinelAccess, s.host(), s.port(), "SENTINEL", "REPLICAS", MASTER_NAME);
+                            Object others = Probes.redis(
+                                    sentinelAccess, s.host(), s.port(), "SENTINEL", "SENTINELS", MASTER_NAME);
                             return replicas instanceof List
                                     && ((List<?>) replicas).size() == 1
                                     && others instanceof List
@@ -108,21 +132,36 @@ public final class RedisSentinelSetup implements AutoCloseable {
      */
     public static TestServer startSentinel(int masterPort) {
         return sentinel(
-                Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel"), masterPort, null);
+                Binaries.require("redis-sentinel", "redis-sentinel", "/usr/bin/redis-sentinel"),
+                masterPort,
+                null,
+                null);
     }
 
-    private static TestServer sentinel(Path binary, int masterPort, String password) {
+    private static TestServer sentinel(Path binary, int masterPort, String password, TestCertificates tls) {
+        Probes.RedisAccess access =
+                tls == null ? Probes.RedisAccess.PLAIN : new Probes.RedisAccess(tls.clientSocketFactory(), null, null);
         return ServerProcess.startWithRetry(() -> new ServerProcess(
                 "redis-sentinel",
                 ServerDirs.create("redis-sentinel"),
                 Ports.free(),
                 s -> List.of(binary.toString(), s.dir().resolve("sentinel.conf").toString()),
-                s -> "PONG".equals(Probes.redisString(s.host(), s.port(), "PING")),
+                s -> "PONG".equals(Probes.redisString(access, s.host(), s.port(), "PING")),
                 s -> Files.writeString(
                         s.dir().resolve("sentinel.conf"),
                         String.join(
                                 "\n",
-                                "port " + s.port(),
+                                tls == null
+                                        ? "port " + s.port()
+                                        : String.join(
+                                                "\n",
+                                                "port 0",
+                                                "tls-port " + s.port(),
+                                                "tls-cert-file " + tls.serverCertificate(),
+                                                "tls-key-file " + tls.serverKey(),
+                                                "tls-ca-cert-file " + tls.caCertificate(),
+                                                "tls-auth-clients no",
+                                                "tls-replication yes"),
                                 "bind 127.0.0.1",
                                 "protected-mode no",
                                 "daemonize no",
@@ -172,7 +211,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
                 continue;
             }
             try {
-                Object r = Probes.redis(s.host(), s.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+                Object r = Probes.redis(
+                        sentinelAccess, s.host(), s.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
                 if (r instanceof List && ((List<?>) r).size() == 2) {
                     return ((List<?>) r).get(0) + ":" + ((List<?>) r).get(1);
                 }
