@@ -196,11 +196,6 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** Whether the last request to this node failed. */
-    boolean isFailing() {
-        return failing.get();
-    }
-
     private static boolean isStaleConnection(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SocketTimeoutException) {
