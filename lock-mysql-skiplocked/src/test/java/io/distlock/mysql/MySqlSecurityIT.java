@@ -94,7 +94,7 @@ class MySqlSecurityIT {
         return MySqlLockOptions.builder()
                 .createSchema(true) // denied for the lock user: the provider must cope
                 .poolSize(4)
-                .connectionTimeout(Duration.ofSeconds(2))
+                .connectionTimeout(Duration.ofSeconds(10)) // generous: CI machines are slow
                 .lockOptions(
                         LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build())
                 .build();
@@ -152,7 +152,7 @@ class MySqlSecurityIT {
     void lockUser_openedFromUriWithTrustStore_works() {
         String uri = "mysql://" + LeastPrivilegeUser.USER + ":"
                 + URLEncoder.encode(LeastPrivilegeUser.PASSWORD, StandardCharsets.UTF_8) + "@" + db.address() + "/"
-                + db.database() + "?createSchema=true&leaseTime=2s&connectionTimeout=2s&trustStore="
+                + db.database() + "?createSchema=true&leaseTime=2s&connectionTimeout=10s&trustStore="
                 + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8)
                 + "&trustStorePassword=" + TestCertificates.STORE_PASSWORD;
         LockProvider p = LockProviders.open(URI.create(uri));
