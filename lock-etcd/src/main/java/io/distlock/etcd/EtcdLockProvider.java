@@ -6,7 +6,6 @@ import io.distlock.Lease;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.UnsupportedCapabilityException;
 import io.distlock.etcd.internal.EtcdDriver;
 import io.distlock.spi.LockEngine;
 import io.etcd.jetcd.ByteSequence;
@@ -29,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * rounded up to whole seconds) and keeps it alive with one keepalive request every {@code leaseTime
  * * renewalFraction}, however many locks it holds. An acquisition is one transaction: create {@code
  * <prefix><encoded name>/<lease>-<attempt>} with the lease if absent, and read the oldest key under
- * the lock's prefix. If that is ours, we hold the lock; otherwise we watch the key created just
- * before ours for deletion (no herd) and look again. Release deletes our key (one round trip);
+ * the lock's prefix. If that is ours, we hold the lock; otherwise we watch the lock's deletes and
+ * count down the keys older than ours: when the last one goes we hold the lock, without another
+ * request, and only that waiter is woken. Release deletes our key (one round trip);
  * {@link #close()} revokes the session lease, which deletes every key on it.
  *
  * <h2>Guarantees and limits</h2>
@@ -57,6 +57,17 @@ import org.slf4j.LoggerFactory;
  *       dies, in which case they queue again.
  * </ul>
  *
+ * <h2>Per-lock leases</h2>
+ *
+ * With {@link EtcdLockOptions.Builder#perLockLease(boolean) perLockLease(true)} (URI: {@code
+ * perLockLease=true}) every acquisition gets its own etcd lease instead of the session's, so a lock
+ * lost (revoked, expired) takes no other lock with it. Cost: one more round trip per acquisition
+ * ({@code LeaseGrant} before the transaction); release revokes the lease (one round trip, it
+ * deletes the key). Each such lease is kept alive like the session lease (one keepalive every {@code
+ * leaseTime * renewalFraction}, validity counted from when it was sent), so keepalive traffic grows
+ * with the number of held locks, unlike the session's. etcd and jetcd handle thousands of leases
+ * poorly: keep the session lease for many locks per process.
+ *
  * <pre>{@code
  * try (EtcdLockProvider locks = EtcdLockProvider.builder()
  *         .etcdOptions(EtcdLockOptions.builder().endpoints("10.0.0.1:2379", "10.0.0.2:2379").build())
@@ -78,10 +89,6 @@ public final class EtcdLockProvider implements LockProvider {
 
     private EtcdLockProvider(Builder b) {
         this.etcdOptions = b.etcdOptions;
-        if (etcdOptions.perLockLease()) {
-            throw new UnsupportedCapabilityException(
-                    "perLockLease is not supported yet; locks share the provider's session lease", null, "etcd");
-        }
         Client client = b.client;
         boolean owns = client == null;
         if (owns) {
@@ -254,9 +261,7 @@ public final class EtcdLockProvider implements LockProvider {
             return this;
         }
 
-        /**
-         * @throws UnsupportedCapabilityException if {@link EtcdLockOptions#perLockLease()} is set
-         */
+        /** The provider; it opens no connection until the first acquisition. */
         public EtcdLockProvider build() {
             return new EtcdLockProvider(this);
         }

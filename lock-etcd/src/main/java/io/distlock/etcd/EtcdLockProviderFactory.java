@@ -17,7 +17,8 @@ import java.util.function.UnaryOperator;
  * io.distlock.LockProviders#open(URI)}. Parameters: {@code leaseTime}, {@code autoRenew}, {@code
  * maxHoldTime} (common to every backend), {@code requestTimeout}, {@code keyPrefix} (or the URI's
  * path), {@code user}, {@code password}, {@code tls} ({@code true} for {@code https}), {@code
- * trustCertificate} (a PEM file; implies TLS). Unknown parameters are rejected; messages never
+ * trustCertificate} (a PEM file; implies TLS), {@code perLockLease} ({@code true}: one etcd lease
+ * per acquisition instead of the session lease). Unknown parameters are rejected; messages never
  * contain the password.
  */
 public final class EtcdLockProviderFactory implements LockProviderFactory {
@@ -94,6 +95,7 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
             if (user != null || password != null) {
                 b.credentials(user, password == null ? "" : password);
             }
+            b.perLockLease(Boolean.TRUE.equals(params.bool("perLockLease", false)));
             String trust = params.string("trustCertificate", null);
             if (trust != null) {
                 b.trustCertificate(Path.of(trust));

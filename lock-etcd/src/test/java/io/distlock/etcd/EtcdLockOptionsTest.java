@@ -85,10 +85,17 @@ class EtcdLockOptionsTest {
     }
 
     @Test
-    void perLockLease_notSupported_buildSaysSo() {
-        EtcdLockOptions o = EtcdLockOptions.builder().perLockLease(true).build();
-        assertThatThrownBy(() -> EtcdLockProvider.builder().etcdOptions(o).build())
-                .isInstanceOf(io.distlock.UnsupportedCapabilityException.class)
-                .hasMessageContaining("perLockLease");
+    void perLockLease_defaultOffAndSettable_buildsAProvider() {
+        assertThat(EtcdLockOptions.builder().build().perLockLease()).isFalse();
+        EtcdLockOptions o = EtcdLockOptions.builder()
+                .endpoints("127.0.0.1:1")
+                .perLockLease(true)
+                .build();
+        assertThat(o.perLockLease()).isTrue();
+        assertThat(o.toString()).contains("perLockLease=true");
+        try (EtcdLockProvider p = EtcdLockProvider.builder().etcdOptions(o).build()) {
+            assertThat(p.etcdOptions().perLockLease()).isTrue();
+            assertThat(p.sessionLeaseId()).isEqualTo(-1L);
+        }
     }
 }

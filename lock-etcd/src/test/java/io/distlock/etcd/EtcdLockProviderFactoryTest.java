@@ -63,6 +63,18 @@ class EtcdLockProviderFactoryTest {
     }
 
     @Test
+    void open_perLockLease_parsedAndDefaultOff() {
+        try (LockProvider on = LockProviders.open(URI.create("etcd://127.0.0.1:1?perLockLease=true"));
+                LockProvider off = LockProviders.open(URI.create("etcd://127.0.0.1:1"))) {
+            assertThat(((EtcdLockProvider) on).etcdOptions().perLockLease()).isTrue();
+            assertThat(((EtcdLockProvider) off).etcdOptions().perLockLease()).isFalse();
+        }
+        assertThatThrownBy(() -> LockProviders.open(URI.create("etcd://127.0.0.1:1?perLockLease=maybe")))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("perLockLease");
+    }
+
+    @Test
     void open_badEndpoint_rejected() {
         assertThatThrownBy(() -> LockProviders.open(URI.create("etcd://127.0.0.1:1,,x:2")))
                 .isInstanceOf(LockConfigurationException.class)

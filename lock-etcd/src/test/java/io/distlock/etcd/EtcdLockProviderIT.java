@@ -460,6 +460,54 @@ class EtcdLockProviderIT {
         l.release();
     }
 
+    /**
+     * The hand-off without a request must not trust a predecessor's delete alone: a waiter whose own
+     * key was deleted while it waited (here by another client, as an expired lease would) must not
+     * take the lock when the keys ahead of it go, and the waiter behind it, whose older keys are all
+     * gone, must. Two waiters that time out mid-queue leave no trace either.
+     */
+    @Test
+    void waiterWhoseKeyWasDeleted_doesNotTakeTheLock_nextWaiterDoes_midQueueTimeoutsIgnored() throws Exception {
+        EtcdLockProvider a = client();
+        EtcdLockProvider b = client();
+        EtcdLockProvider c = client();
+        EtcdLockProvider d = client();
+        String name = name();
+        Lease held = a.lock(name).acquire();
+        CompletableFuture<Lease> second = acquireAsync(b, name);
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 2);
+        CompletableFuture<Optional<Lease>> gaveUp = CompletableFuture.supplyAsync(() -> {
+            try {
+                return c.lock(name).tryAcquire(Duration.ofMillis(600));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 3);
+        CompletableFuture<Lease> fourth = acquireAsync(d, name);
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 4);
+        assertThat(gaveUp.get(5, TimeUnit.SECONDS)).isEmpty(); // timed out mid-queue
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 3);
+        // delete the second waiter's key behind its back
+        io.etcd.jetcd.ByteSequence secondKey = fixture.keys(name).get(1).getKey();
+        fixture.admin().getKVClient().delete(secondKey).get(5, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).size() == 3); // it queued again
+        assertThat(second).isNotDone();
+        assertThat(fourth).isNotDone();
+        held.release();
+        Lease next = fourth.get(5, TimeUnit.SECONDS);
+        assertThat(next.fencingToken().getAsLong())
+                .isGreaterThan(held.fencingToken().getAsLong());
+        assertThat(second).isNotDone(); // it is behind the fourth now
+        assertThat(next.isValid()).isTrue();
+        next.release();
+        Lease after = second.get(5, TimeUnit.SECONDS);
+        assertThat(after.fencingToken().getAsLong())
+                .isGreaterThan(next.fencingToken().getAsLong());
+        after.release();
+        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.keys(name).isEmpty());
+    }
+
     @Test
     void close_provider_leavesNoServerConnections() {
         int before = fixture.serverConnectionCount();

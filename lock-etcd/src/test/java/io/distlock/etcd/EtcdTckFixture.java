@@ -20,10 +20,17 @@ class EtcdTckFixture implements TckFixture {
     private final List<String> endpoints;
     private final EtcdServerControl server;
     private final Client admin;
+    private final boolean perLockLease;
 
     EtcdTckFixture(List<String> endpoints, EtcdServerControl server) {
+        this(endpoints, server, false);
+    }
+
+    /** @param perLockLease whether clients use one etcd lease per acquisition */
+    EtcdTckFixture(List<String> endpoints, EtcdServerControl server, boolean perLockLease) {
         this.endpoints = endpoints;
         this.server = server;
+        this.perLockLease = perLockLease;
         this.admin =
                 Client.builder().endpoints(endpoints.toArray(new String[0])).build();
     }
@@ -38,6 +45,7 @@ class EtcdTckFixture implements TckFixture {
                 .endpoints(endpoints)
                 .keyPrefix(PREFIX)
                 .requestTimeout(Duration.ofSeconds(3))
+                .perLockLease(perLockLease)
                 .build();
     }
 

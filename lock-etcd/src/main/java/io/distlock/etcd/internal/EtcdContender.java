@@ -50,6 +50,7 @@ final class EtcdContender implements Contender, Session.Listener {
     private static final java.util.regex.Pattern OUR_KEY =
             java.util.regex.Pattern.compile("[0-9a-f]{1,16}-[0-9a-f]{1,16}");
     private static final long RETRY_PAUSE_MILLIS = 100;
+    private static final long OWN_KEY_WATCH_DELAY_MILLIS = 100;
 
     private final EtcdDriver driver;
     private final AcquireContext ctx;
@@ -63,6 +64,21 @@ final class EtcdContender implements Contender, Session.Listener {
     private ByteSequence ourKey;
     private long ourRevision;
     private ByteSequence predecessor;
+    /*
+     * The current wait (guarded by mutex): how many keys older than ours existed at revision
+     * confirmedAt (0 until the read that confirms the wait's watch has answered), and the
+     * revisions at which the watch saw older keys deleted. The lock is ours once every older key
+     * seen at confirmedAt was deleted after it, with our own key still there: no further read.
+     */
+    private long confirmedAt;
+    private long olderAtConfirm;
+    /** Which wait the watch callbacks belong to: a late answer to an earlier wait's watch is ignored. */
+    private long waitGeneration;
+
+    private final java.util.ArrayList<Long> olderDeletes = new java.util.ArrayList<>();
+    private final Object ownWatchLock = new Object();
+    private EtcdDriver.Delayed ownWatchTask; // guarded by ownWatchLock
+    private boolean ownWatchStopped; // guarded by ownWatchLock
     private volatile Watch.Watcher ownWatch;
     private volatile boolean ownKeyDeleted;
     private volatile String sessionDeath;
@@ -103,12 +119,16 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     private Optional<HeldLock> tryOnce() {
+        Optional<HeldLock> handedOver = handedOver();
+        if (handedOver.isPresent()) {
+            return handedOver;
+        }
         for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
-            Session s = driver.session(lockName);
+            Session s = driver.perLockLease() ? lockLease() : driver.session(lockName);
             if (session != s) {
                 if (session != null) {
                     // the old session died while we waited: our old key went (or goes) with it
-                    dropKey();
+                    dropKey(false);
                 }
                 session = s;
                 ownKeyDeleted = false;
@@ -120,9 +140,9 @@ final class EtcdContender implements Contender, Session.Listener {
             }
             TxnResponse r;
             try {
-                r = Rpc.await(transaction(s), driver.requestTimeoutNanos(), "acquire transaction", lockName);
+                r = driver.await(transaction(s), "acquire transaction", lockName);
             } catch (Rpc.LeaseGoneException e) {
-                driver.kill(s, "session lease not found on the server", false);
+                driver.kill(s, "lease not found on the server", false);
                 continue;
             }
             long header = r.getHeader().getRevision();
@@ -131,12 +151,13 @@ final class EtcdContender implements Contender, Session.Listener {
             if (created) {
                 ourRevision = header;
                 ownKeyDeleted = false;
-                watchOwnKey(header + 1);
+                stopOwnWatch(false); // a watch of an earlier incarnation of the key would report its delete
+                watchOwnKeyLater(header + 1);
             } else {
                 List<KeyValue> mine = gets.get(0).getKvs();
                 ourRevision = mine.get(0).getCreateRevision();
                 if (ownWatch == null) {
-                    watchOwnKey(header + 1);
+                    watchOwnKeyLater(header + 1);
                 }
             }
             GetResponse owner = created ? gets.get(0) : gets.get(1);
@@ -166,6 +187,60 @@ final class EtcdContender implements Contender, Session.Listener {
             // the predecessor went away between the two reads: look again at once
         }
         return Optional.empty();
+    }
+
+    /** Per-lock lease: this attempt's own lease while it lives, else a new one (one round trip). */
+    private Session lockLease() {
+        Session s = session;
+        if (s != null && s.alive() && !Deadlines.passed(driver.ticker(), s.validUntil())) {
+            return s;
+        }
+        return driver.grantLockLease(lockName);
+    }
+
+    /**
+     * The lock handed over by the current wait's watch, without a request: the read that confirmed
+     * the watch counted the keys older than ours, the watch (one stream, in revision order) has
+     * since seen each of them deleted, and it saw no delete of our own key before the last of
+     * those. Keys older than ours can only disappear (a new key gets a newer create revision), so
+     * at that revision ours was the oldest: the lock was ours, exactly as a read would have said.
+     * This holds whoever deleted the older keys (holder's release, a waiter timing out mid-queue,
+     * an expired lease). Anything less certain goes through the transaction.
+     */
+    private Optional<HeldLock> handedOver() {
+        Session s = session;
+        ByteSequence key = ourKey;
+        if (s == null
+                || key == null
+                || !s.alive()
+                || ownKeyDeleted
+                || Deadlines.passed(driver.ticker(), s.validUntil())) {
+            return Optional.empty();
+        }
+        mutex.lock();
+        try {
+            if (confirmedAt == 0 || olderLeft() != 0) {
+                return Optional.empty();
+            }
+            confirmedAt = 0;
+            olderDeletes.clear();
+        } finally {
+            mutex.unlock();
+        }
+        Held h = new Held(s, key, ourRevision);
+        held = h;
+        return Optional.of(h);
+    }
+
+    /** Keys older than ours still there, as far as the confirmed wait knows. Holding mutex. */
+    private long olderLeft() {
+        long left = olderAtConfirm;
+        for (long rev : olderDeletes) {
+            if (rev > confirmedAt) {
+                left--;
+            }
+        }
+        return left;
     }
 
     /**
@@ -223,8 +298,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 .withLimit(1)
                 .withKeysOnly(true)
                 .build();
-        GetResponse r = Rpc.await(
-                driver.kv().get(lockPrefix, before), driver.requestTimeoutNanos(), "predecessor read", lockName);
+        GetResponse r = driver.await(driver.kv().get(lockPrefix, before), "predecessor read", lockName);
         if (r.getKvs().isEmpty()) {
             return false;
         }
@@ -234,26 +308,66 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     /**
-     * Watches our own key for deletion, from the revision after the one at which we saw it: a
-     * delete by someone else (or by the lease's end) is a loss for a holder and a wake-up for a
-     * waiter.
+     * Watches our own key for deletion, starting {@value #OWN_KEY_WATCH_DELAY_MILLIS} ms from now
+     * (a lock held and released within that time costs no watch stream and no watch message: jetcd
+     * opens one gRPC stream per watcher) and from the revision after the one at which the
+     * transaction saw the key, so nothing is missed: a delete by someone else (or by the lease's
+     * end) is a loss for a holder and a wake-up for a waiter. The loss signal for a key deleted by
+     * someone else may thus come up to that delay plus etcd 3.4's 100 ms unsynced-watcher period
+     * late; a lease that ends is also seen by the keepalive, and the validity deadline never moves.
+     * Does nothing if a watch for the current key is already set up or scheduled.
      */
-    /**
-     * Watches our own key for deletion, from the revision after the one at which the transaction
-     * saw it: a delete by someone else (or by the lease's end) is a loss for a holder and a wake-up
-     * for a waiter. Nothing is missed; when other writes came in between, etcd 3.4 may deliver the
-     * event up to 100 ms late (unsynced watcher group), which only delays the loss signal, and costs
-     * no extra request on the acquire path.
-     */
-    private void watchOwnKey(long fromRevision) {
-        Watch.Watcher old = ownWatch;
-        if (old != null) {
-            old.close();
-        }
+    private void watchOwnKeyLater(long fromRevision) {
         ByteSequence key = ourKey;
+        synchronized (ownWatchLock) {
+            if (ownWatchStopped || ownWatch != null || ownWatchTask != null) {
+                return;
+            }
+            EtcdDriver.Delayed task =
+                    new EtcdDriver.Delayed(
+                            driver.ticker().read() + TimeUnit.MILLISECONDS.toNanos(OWN_KEY_WATCH_DELAY_MILLIS)) {
+                        @Override
+                        public void run() {
+                            synchronized (ownWatchLock) {
+                                if (ownWatchTask != this) {
+                                    return;
+                                }
+                                ownWatchTask = null;
+                                if (ownWatchStopped || ownWatch != null || !key.equals(ourKey)) {
+                                    return;
+                                }
+                                ownWatch = watchOwnKey(key, fromRevision);
+                            }
+                        }
+                    };
+            ownWatchTask = task;
+            driver.runLater(task);
+        }
+    }
+
+    /** Stops (or never starts) the own-key watch; {@code forGood}: no new one for this contender. */
+    private void stopOwnWatch(boolean forGood) {
+        Watch.Watcher w;
+        synchronized (ownWatchLock) {
+            if (forGood) {
+                ownWatchStopped = true;
+            }
+            if (ownWatchTask != null) {
+                driver.cancelLater(ownWatchTask);
+                ownWatchTask = null;
+            }
+            w = ownWatch;
+            ownWatch = null;
+        }
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    private Watch.Watcher watchOwnKey(ByteSequence key, long fromRevision) {
         WatchOption opt =
                 WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
-        ownWatch = driver.watch().watch(key, opt, new Watch.Listener() {
+        return driver.watch().watch(key, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 for (WatchEvent e : response.getEvents()) {
@@ -274,55 +388,129 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     /**
-     * Watches {@code key} for deletion so that no delete is missed and none is delivered late.
+     * Watches the deletes of the lock's keys for one wait, so that no delete is missed, none is
+     * delivered late and the hand-off needs no request.
      *
      * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
      * synced group at once: a watch whose start revision is already history is served from the
-     * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete that happened before the
-     * watch existed is caught by reading the key again once the server confirms the watch: the
-     * read is linearizable and happens after the watch's creation revision, so every delete is
-     * seen by one or the other.
+     * "unsynced" group, which etcd 3.4 drains only every 100 ms. Once the server confirms the
+     * watch, one read (linearizable, so at a revision after the watch's start) counts the keys
+     * older than ours and checks that ours is still there; every delete after that read comes
+     * through the watch, in revision order, with its previous create revision. When the older keys
+     * counted are all gone and ours is not, the lock is ours ({@link #handedOver()}). The watch
+     * covers the lock's whole prefix: each waiter is told of every delete of the lock (one small
+     * event each), but only the one whose older keys are all gone is woken and sends anything.
      */
-    private Watch.Watcher watchDeletion(ByteSequence key, Runnable gone, Runnable broken) {
-        WatchOption opt =
-                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
-        return driver.watch().watch(key, opt, new Watch.Listener() {
+    private Watch.Watcher watchQueue(long generation, long ourRev, ByteSequence key) {
+        WatchOption opt = WatchOption.builder()
+                .isPrefix(true)
+                .withNoPut(true)
+                .withPrevKV(true)
+                .withCreateNotify(true)
+                .build();
+        return driver.watch().watch(lockPrefix, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 if (response.isCreatedNotify()) {
-                    driver.within(
-                                    driver.kv()
-                                            .get(
-                                                    key,
-                                                    GetOption.builder()
-                                                            .withCountOnly(true)
-                                                            .build()),
-                                    driver.requestTimeoutNanos())
-                            .whenComplete((r, t) -> {
-                                if (t != null) {
-                                    broken.run();
-                                } else if (r.getCount() == 0) {
-                                    gone.run();
-                                }
-                            });
+                    confirm(generation, ourRev, key);
                 }
                 for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        gone.run();
+                    if (e.getEventType() != WatchEvent.EventType.DELETE) {
+                        continue;
+                    }
+                    if (e.getKeyValue().getKey().equals(key)) {
+                        ownKeyDeletedIn(generation);
+                        continue;
+                    }
+                    KeyValue prev = e.getPrevKV();
+                    if (prev != null && prev.getCreateRevision() > 0 && prev.getCreateRevision() < ourRev) {
+                        olderDeleted(generation, e.getKeyValue().getModRevision());
                     }
                 }
             }
 
             @Override
             public void onError(Throwable t) {
-                broken.run();
+                wake();
             }
 
             @Override
             public void onCompleted() {
-                broken.run();
+                wake();
             }
         });
+    }
+
+    /**
+     * The read that confirms a wait's watch: the keys up to ours, newest first (keys only). Their
+     * number is counted from the list: etcd's {@code count} field ignores the create-revision
+     * filter.
+     */
+    private void confirm(long generation, long ourRev, ByteSequence key) {
+        GetOption upToOurs = GetOption.builder()
+                .isPrefix(true)
+                .withMaxCreateRevision(ourRev)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withKeysOnly(true)
+                .build();
+        driver.within(driver.kv().get(lockPrefix, upToOurs), driver.requestTimeoutNanos())
+                .whenComplete((r, t) -> {
+                    if (t != null) {
+                        wake(); // read again through the transaction
+                        return;
+                    }
+                    if (r.getKvs().isEmpty() || !r.getKvs().get(0).getKey().equals(key)) {
+                        ownKeyDeletedIn(generation);
+                        return;
+                    }
+                    boolean free;
+                    mutex.lock();
+                    try {
+                        if (generation != waitGeneration) {
+                            return;
+                        }
+                        confirmedAt = r.getHeader().getRevision();
+                        olderAtConfirm = r.getKvs().size() - 1;
+                        free = olderLeft() <= 0;
+                    } finally {
+                        mutex.unlock();
+                    }
+                    if (free) {
+                        wake();
+                    }
+                });
+    }
+
+    private void ownKeyDeletedIn(long generation) {
+        mutex.lock();
+        try {
+            if (generation != waitGeneration) {
+                return;
+            }
+            ownKeyDeleted = true;
+            changes++;
+            changed.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private void olderDeleted(long generation, long revision) {
+        boolean free;
+        mutex.lock();
+        try {
+            if (generation != waitGeneration) {
+                return;
+            }
+            olderDeletes.add(revision);
+            free = confirmedAt != 0 && olderLeft() <= 0;
+        } finally {
+            mutex.unlock();
+        }
+        if (free) {
+            wake();
+        }
     }
 
     private void ownKeyGone(ByteSequence key) {
@@ -376,13 +564,18 @@ final class EtcdContender implements Contender, Session.Listener {
             return;
         }
         long seen;
+        long generation;
         mutex.lock();
         try {
             seen = changes;
+            generation = ++waitGeneration;
+            confirmedAt = 0;
+            olderAtConfirm = 0;
+            olderDeletes.clear();
         } finally {
             mutex.unlock();
         }
-        Watch.Watcher w = watchDeletion(pred, this::wake, this::wake);
+        Watch.Watcher w = watchQueue(generation, ourRevision, ourKey);
         try {
             mutex.lockInterruptibly();
             try {
@@ -425,21 +618,17 @@ final class EtcdContender implements Contender, Session.Listener {
 
     @Override
     public void abandon() {
-        dropKey();
+        dropKey(true);
     }
 
     /** Stops watching and deletes our key (bounded); the key may already be gone. */
-    private void dropKey() {
+    private void dropKey(boolean forGood) {
         Session s = session;
         if (s != null) {
             s.unlisten(this);
         }
         driver.unregister(this);
-        Watch.Watcher w = ownWatch;
-        ownWatch = null;
-        if (w != null) {
-            w.close();
-        }
+        stopOwnWatch(forGood);
         ByteSequence key = ourKey;
         if (key == null) {
             return;
@@ -447,6 +636,12 @@ final class EtcdContender implements Contender, Session.Listener {
         ourKey = null;
         if (driver.closed() && s != null && !s.alive()) {
             return; // the provider revoked (or crashed with) the lease
+        }
+        if (driver.perLockLease() && s != null) {
+            if (s.alive() && !driver.closed()) { // a closing provider revokes every lock lease itself
+                driver.revokeLockLease(s, lockName, "revoke of our lock lease");
+            }
+            return; // a dead lock lease took our key with it
         }
         try {
             driver.deleteKey(key, s, lockName, "delete of our key");
@@ -486,13 +681,13 @@ final class EtcdContender implements Contender, Session.Listener {
             released = true;
             session.unlisten(EtcdContender.this);
             driver.unregister(EtcdContender.this);
-            Watch.Watcher w = ownWatch;
-            ownWatch = null;
-            if (w != null) {
-                w.close();
-            }
+            stopOwnWatch(true);
             if (driver.closed() && !session.alive()) {
                 return false;
+            }
+            if (driver.perLockLease()) {
+                // revoking our own lease deletes our key (and nothing else): one round trip
+                return session.alive() && driver.revokeLockLease(session, lockName, "release");
             }
             return driver.deleteKey(key, session, lockName, "release") > 0;
         }

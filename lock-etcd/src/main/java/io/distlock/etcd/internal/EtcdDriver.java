@@ -64,6 +64,9 @@ public final class EtcdDriver implements LockDriver {
     private final ScheduledThreadPoolExecutor scheduler;
     private final AtomicLong attempts = new AtomicLong();
     private final Set<EtcdContender> contenders = ConcurrentHashMap.newKeySet();
+    private final boolean perLockLease;
+    private final Set<Session> lockLeases = ConcurrentHashMap.newKeySet();
+    private final Set<CompletableFuture<?>> awaiting = ConcurrentHashMap.newKeySet();
     private final Object sessionLock = new Object();
     private Session current;
     private volatile boolean closed;
@@ -80,6 +83,7 @@ public final class EtcdDriver implements LockDriver {
         this.lockOptions = lockOptions;
         this.ticker = lockOptions.ticker();
         this.requestTimeoutNanos = etcdOptions.requestTimeout().toNanos();
+        this.perLockLease = etcdOptions.perLockLease();
         this.keepaliveIntervalNanos =
                 Math.max(1_000_000L, (long) (lockOptions.leaseTime().toNanos() * lockOptions.renewalFraction()));
         long ms = lockOptions.leaseTime().toMillis();
@@ -163,6 +167,29 @@ public final class EtcdDriver implements LockDriver {
         contenders.remove(c);
     }
 
+    /**
+     * {@link Rpc#await} for a request an acquisition attempt waits for: {@link #close()} fails it at
+     * once, so a thread blocked on a reply (a lease grant, a transaction) learns of the close
+     * promptly instead of after the request timeout.
+     */
+    <T> T await(CompletableFuture<T> f, String what, String lockName) {
+        awaiting.add(f);
+        try {
+            if (closed) {
+                f.completeExceptionally(new IllegalStateException("provider is closed"));
+            }
+            return Rpc.await(f, requestTimeoutNanos, what, lockName);
+        } finally {
+            awaiting.remove(f);
+        }
+    }
+
+    private void failAwaiting() {
+        for (CompletableFuture<?> f : awaiting) {
+            f.completeExceptionally(new IllegalStateException("provider is closed"));
+        }
+    }
+
     /** The live session, granting a new lease if there is none (one round trip, bounded). */
     Session session(String lockName) {
         synchronized (sessionLock) {
@@ -178,7 +205,7 @@ public final class EtcdDriver implements LockDriver {
             }
             long sent = ticker.read();
             Lease lease = client.getLeaseClient();
-            LeaseGrantResponse g = Rpc.await(lease.grant(ttlSeconds), requestTimeoutNanos, "lease grant", lockName);
+            LeaseGrantResponse g = await(lease.grant(ttlSeconds), "lease grant", lockName);
             s = new Session(g.getID(), validUntil(sent));
             Session created = s;
             s.keepalive = scheduler.scheduleWithFixedDelay(
@@ -203,6 +230,58 @@ public final class EtcdDriver implements LockDriver {
         }
     }
 
+    boolean perLockLease() {
+        return perLockLease;
+    }
+
+    /**
+     * A new lease for one acquisition attempt ({@code perLockLease}): one {@code LeaseGrant} round
+     * trip, then kept alive exactly like the session lease: one keepalive request every {@code
+     * leaseTime * renewalFraction} from the session thread, the validity deadline counted from when
+     * each keepalive was sent. (jetcd's shared keepalive stream was tried first: it sends on a
+     * 500 ms tick and does not say when, so a deadline counted from the previous answer ran out
+     * between keepalives with sub-second leases.)
+     */
+    Session grantLockLease(String lockName) {
+        if (closed) {
+            throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend etcd)");
+        }
+        long sent = ticker.read();
+        Lease leases = client.getLeaseClient();
+        LeaseGrantResponse g = await(leases.grant(ttlSeconds), "lease grant", lockName);
+        Session s = new Session(g.getID(), validUntil(sent));
+        lockLeases.add(s);
+        s.listen(reason -> lockLeases.remove(s));
+        try {
+            s.keepalive = scheduler.scheduleWithFixedDelay(
+                    () -> keepAlive(s), keepaliveIntervalNanos, keepaliveIntervalNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            kill(s, "provider closed", true);
+            throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend etcd)");
+        }
+        if (closed) {
+            kill(s, "provider closed", true);
+            throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend etcd)");
+        }
+        log.debug("distlock.etcd.lock_lease_granted lease={} ttl={}s lock={}", s.leaseHex, g.getTTL(), lockName);
+        return s;
+    }
+
+    /**
+     * Ends a per-lock lease: stops its keepalive and revokes it (one round trip), which deletes
+     * its key. Returns whether the lease still existed.
+     */
+    boolean revokeLockLease(Session s, String lockName, String what) {
+        s.die(what);
+        try {
+            Rpc.await(client.getLeaseClient().revoke(s.leaseId), requestTimeoutNanos, what, lockName);
+            return true;
+        } catch (Rpc.LeaseGoneException gone) {
+            return false;
+        }
+        // a failed revoke leaves a lease nobody keeps alive: it (and its key) ends with its TTL
+    }
+
     private long validUntil(long sentAt) {
         return Deadlines.after(
                 sentAt,
@@ -225,6 +304,65 @@ public final class EtcdDriver implements LockDriver {
             f.completeExceptionally(new IllegalStateException("provider is closed"));
         }
         return f;
+    }
+
+    /** A task for {@link #runLater}: runs on the session thread once the ticker passes {@link #dueAt}. */
+    abstract static class Delayed implements Runnable {
+        final long dueAt;
+
+        Delayed(long dueAt) {
+            this.dueAt = dueAt;
+        }
+    }
+
+    /** Period of the tick that runs {@link Delayed} tasks: they run up to this much after they are due. */
+    private static final long LATER_TICK_MILLIS = 50;
+
+    private final Set<Delayed> later = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean laterTicking =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Runs {@code task} on the session thread when it is due. Unlike a scheduled task, adding and
+     * {@link #cancelLater cancelling} one only touches a set: a tick every {@value
+     * #LATER_TICK_MILLIS} ms runs what is due, and stops when nothing is left. So a lock acquired
+     * and released within the delay wakes no thread at all (a scheduled task per acquisition would
+     * wake the session thread twice: at schedule and at cancel).
+     */
+    void runLater(Delayed task) {
+        later.add(task);
+        if (laterTicking.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(this::laterTick, LATER_TICK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                later.clear();
+            }
+        }
+    }
+
+    void cancelLater(Delayed task) {
+        later.remove(task);
+    }
+
+    private void laterTick() {
+        long now = ticker.read();
+        for (Delayed d : later) {
+            if (now - d.dueAt >= 0 && later.remove(d)) {
+                try {
+                    d.run();
+                } catch (RuntimeException e) {
+                    log.debug("distlock.etcd.delayed_task_failed error={}", e.toString());
+                }
+            }
+        }
+        laterTicking.set(false);
+        if (!later.isEmpty() && !closed && laterTicking.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(this::laterTick, LATER_TICK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                later.clear();
+            }
+        }
     }
 
     /** First and largest pause between background deletes of a stranded key. */
@@ -347,6 +485,7 @@ public final class EtcdDriver implements LockDriver {
     @Override
     public void close() {
         Session s;
+        failAwaiting(); // first: a session grant in flight holds sessionLock
         synchronized (sessionLock) {
             if (closed) {
                 return;
@@ -355,11 +494,37 @@ public final class EtcdDriver implements LockDriver {
             s = current;
             current = null;
         }
+        failAwaiting();
         scheduler.shutdownNow();
         for (EtcdContender c : contenders) {
             c.wake();
         }
         RuntimeException failure = null;
+        java.util.List<CompletableFuture<?>> revokes = new java.util.ArrayList<>();
+        for (Session l : lockLeases) {
+            l.die(crashed ? "provider crashed" : "provider closed");
+            if (!crashed) {
+                revokes.add(client.getLeaseClient().revoke(l.leaseId));
+            }
+        }
+        lockLeases.clear();
+        if (!revokes.isEmpty()) {
+            try {
+                Rpc.await(
+                        CompletableFuture.allOf(revokes.toArray(new CompletableFuture<?>[0])),
+                        requestTimeoutNanos,
+                        "lock lease revoke",
+                        null);
+            } catch (RuntimeException e) {
+                if (!(e instanceof Rpc.LeaseGoneException)) {
+                    failure = new BackendUnavailableException(
+                            "could not revoke every lock lease on close; their keys expire with their TTL",
+                            null,
+                            BACKEND,
+                            e);
+                }
+            }
+        }
         if (s != null) {
             if (!crashed) {
                 try {

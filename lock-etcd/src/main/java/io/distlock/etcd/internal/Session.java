@@ -5,8 +5,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * One etcd lease shared by every key of a provider, kept alive by the driver's keepalive thread.
- * Internal.
+ * One etcd lease: the provider's session lease shared by every key of a provider, kept alive by
+ * the driver's keepalive thread, or (with {@code perLockLease}) one acquisition's own lease, kept
+ * alive the same way. Internal.
  */
 final class Session {
 
@@ -73,6 +74,7 @@ final class Session {
         if (k != null) {
             k.cancel(false);
         }
+
         for (Listener l : listeners) {
             if (listeners.remove(l)) {
                 l.sessionDied(reason);
