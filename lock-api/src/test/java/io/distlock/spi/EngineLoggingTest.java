@@ -206,8 +206,9 @@ class EngineLoggingTest {
     @Test
     void everyEngineEvent_hasADocumentedNameAndKeys() {
         try (MemoryLockProvider a = client(LockOptions.builder()
-                        .leaseTime(Duration.ofMillis(60))
-                        .maxRenewals(2)
+                        .leaseTime(Duration.ofMillis(
+                                500)) // long enough that b contends while a still holds, even on a loaded machine
+                        .maxRenewals(1)
                         .build());
                 MemoryLockProvider b = client(LockOptions.defaults())) {
             Lease lease = a.lock("log-all").tryAcquire().orElseThrow();
