@@ -15,6 +15,11 @@ import org.apache.curator.retry.RetryOneTime;
 /**
  * ZooKeeper: distlock's lock-zookeeper and Curator's InterProcessMutex on one ZooKeeper 3.8 server
  * ({@code forceSync=no}). Requests are counted from {@code mntr}'s packets_received.
+ *
+ * <p>Two floors, both interleaved with the uncontended run: the raw read round trip ({@code
+ * exists}, × 2), and the write floor, one {@code create} + one {@code delete} of an ephemeral node
+ * by the raw handle ({@code create_delete_floor_p50_us}): a ZooKeeper lock cannot do with less than
+ * those two writes, which go through the server's commit pipeline and cost more than a read.
  */
 final class ZooKeeperBackend extends ServerBackend {
     private TestServer server;
@@ -43,6 +48,21 @@ final class ZooKeeperBackend extends ServerBackend {
         }
     }
 
+    /** The write floor: one create and one delete of an ephemeral node, by the raw handle. */
+    private void createDelete() {
+        try {
+            org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
+            String path = zk.create(
+                    "/distlock-compare-floor-",
+                    new byte[0],
+                    org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL);
+            zk.delete(path, -1);
+        } catch (Exception e) {
+            throw unchecked(e);
+        }
+    }
+
     private void exists() {
         try {
             floorClient.checkExists().forPath("/");
@@ -65,12 +85,14 @@ final class ZooKeeperBackend extends ServerBackend {
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("zookeeper", "zookeeper://" + server.address())
                 .withFloor(this::exists, 2)
+                .withExtraFloor("create_delete_floor", this::createDelete)
                 .withServerRequests(counter(this::packets))
                 .withServerVersion(version));
         if (peers) {
             String connect = server.address();
             out.add(ComparisonTarget.of("curator InterProcessMutex", "zookeeper", () -> new CuratorLockClient(connect))
                     .withFloor(this::exists, 2)
+                    .withExtraFloor("create_delete_floor", this::createDelete)
                     .withServerRequests(counter(this::packets))
                     .withServerVersion(version)
                     .asPeer());

@@ -1,259 +1,380 @@
 package io.distlock.zookeeper;
 
-import io.distlock.Lease;
 import io.distlock.LockOptions;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.distlock.tck.compare.Comparison;
+import io.distlock.tck.compare.ComparisonResult;
+import io.distlock.tck.compare.ComparisonSettings;
+import io.distlock.tck.compare.ComparisonTarget;
+import io.distlock.tck.compare.LockClient;
+import io.distlock.tck.compare.Scenario;
+import io.distlock.tck.servers.TestServer;
+import io.distlock.tck.servers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Benchmark, not a test: distlock's ZooKeeper provider against Curator's InterProcessMutex and the
- * raw round trip ({@code exists}) on one in-process server, written as JSON. Run with the test
- * class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperBenchmark [out.json]}.
+ * Benchmark, not a test: distlock's ZooKeeper provider against Curator's {@code InterProcessMutex}
+ * and two floors, on one ZooKeeper 3.8 server process ({@code forceSync=no}, as {@code ./distlock
+ * compare} runs it), <b>interleaved</b>: every round runs ours, Curator and the floors one after
+ * another (rotating which goes first) with the scenario code of {@code distlock-compare}
+ * ({@link Comparison}), and the figures reported are medians over the rounds, so that the load of a
+ * shared machine hits all of them alike.
+ *
+ * <p>Floors: the raw {@code exists} round trip (interleaved inside each uncontended run, as in
+ * {@code distlock-compare}); a "write floor", one {@code create} + one {@code delete} of an
+ * ephemeral node by the raw handle; and a "hand-off floor", the time from a client's {@code delete}
+ * of a node to another client's watch notification for it, plus one {@code exists} round trip.
+ *
+ * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperBenchmark
+ * [rounds]} (see the README's benchmark section for the exact command).
  */
 public final class ZooKeeperBenchmark {
-    private static final int WARMUP = 200;
-    private static final int N = 1000;
-    private static final int HANDOFFS = 200;
-    private static final int CLIENTS = 8;
-    private static final Duration THROUGHPUT_RUN = Duration.ofSeconds(3);
-
     private ZooKeeperBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        Path out = Path.of(args.length > 0 ? args[0] : "target/zookeeper-bench.json");
-        Map<String, Object> result = new LinkedHashMap<>();
-        try (EmbeddedZk zk = EmbeddedZk.start()) {
-            String cs = zk.connectString();
-            result.put(
-                    "server",
-                    "in-process ZooKeeper "
-                            + org.apache.zookeeper.Version.getFullVersion().split(" ")[0]
-                            + " standalone, forceSync=no, 127.0.0.1");
-            result.put("cores", Runtime.getRuntime().availableProcessors());
-            ZooKeeperLockOptions options = ZooKeeperLockOptions.builder()
-                    .connectString(cs)
-                    .lockOptions(LockOptions.builder()
-                            .leaseTime(Duration.ofSeconds(30))
-                            .build())
-                    .build();
-            try (CuratorFramework raw = curator(cs);
-                    ZooKeeperLockProvider ours =
-                            ZooKeeperLockProvider.builder().options(options).build()) {
-                result.put(
-                        "rawRoundTripExists",
-                        latencies(N, () -> raw.checkExists().forPath("/")));
-                long before = zk.packetsReceived();
-                Map<String, Object> o = latencies(
-                        N, () -> ours.lock("bench-u").tryAcquire().orElseThrow().release());
-                o.put("requestsPerOp", (double) (zk.packetsReceived() - before) / (N + WARMUP));
-                result.put("distlockUncontended", o);
-                InterProcessMutex mutex = new InterProcessMutex(raw, "/curator-bench/u");
-                before = zk.packetsReceived();
-                Map<String, Object> c = latencies(N, () -> {
-                    mutex.acquire();
-                    mutex.release();
-                });
-                c.put("requestsPerOp", (double) (zk.packetsReceived() - before) / (N + WARMUP));
-                result.put("curatorUncontended", c);
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        Duration contended = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 2000);
+        ComparisonSettings settings = ComparisonSettings.defaults()
+                .withScenarios(
+                        EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.HANDOFF_1, Scenario.HANDOFF_MANY))
+                .withIterations(500)
+                .withContendedDuration(contended)
+                .withHandoffMaxDuration(Duration.ofSeconds(2));
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        try (TestServer server = ZooKeeperServer.start();
+                CuratorFramework floor = curator(server.address())) {
+            String cs = server.address();
+            Runnable exists = () -> {
+                try {
+                    floor.checkExists().forPath("/");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            ComparisonTarget ours = ComparisonTarget.of("ours", "zookeeper", () -> LockClient.of(provider(cs)))
+                    .withFloor(exists, 2);
+            ComparisonTarget curator = ComparisonTarget.of("curator", "zookeeper", () -> new CuratorClient(cs))
+                    .withFloor(exists, 2);
+            ComparisonTarget write = ComparisonTarget.of("create+delete", "zookeeper", () -> new WriteFloor(cs))
+                    .withFloor(exists, 2);
+            if (args.length > 2 && args[2].equals("requests")) {
+                // requests per contended acquisition, from the server's packet counter
+                ComparisonSettings c = settings.withScenarios(EnumSet.of(Scenario.CONTENDED));
+                for (ComparisonTarget t : List.of(ours, curator, ours, curator)) {
+                    long before = packets(server);
+                    ComparisonResult r = Comparison.of(c).target(t).run();
+                    long after = packets(server);
+                    double acq = r.value(t.name(), Scenario.CONTENDED, "acquisitions");
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%s contended: %.0f ops/s, %.2f requests per acquisition%n",
+                            t.name(),
+                            r.value(t.name(), Scenario.CONTENDED, "ops_per_s"),
+                            (after - before) / acq);
+                }
+                return;
             }
-            result.put("distlockHandoff", handoff(cs, options, false));
-            result.put("curatorHandoff", handoff(cs, options, true));
-            result.put("distlockThroughput8", throughput(cs, options, false));
-            result.put("curatorThroughput8", throughput(cs, options, true));
+            ComparisonSettings uncontendedOnly = settings.withScenarios(EnumSet.of(Scenario.UNCONTENDED));
+            for (int r = 0; r < rounds; r++) {
+                List<Runnable> blocks = new ArrayList<>();
+                blocks.add(() -> record(
+                        series, "ours", Comparison.of(settings).target(ours).run()));
+                blocks.add(() -> record(
+                        series,
+                        "curator",
+                        Comparison.of(settings).target(curator).run()));
+                blocks.add(() -> record(
+                        series,
+                        "write",
+                        Comparison.of(uncontendedOnly).target(write).run()));
+                blocks.add(() -> watchFloor(series, cs, floor, 200));
+                for (int b = 0; b < blocks.size(); b++) {
+                    blocks.get((b + r) % blocks.size()).run();
+                }
+                System.err.println("round " + (r + 1) + "/" + rounds + " done");
+            }
         }
-        String json = toJson(result, "");
-        Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(out, json + "\n");
-        System.out.println(json);
+        System.out.println(report(series, rounds));
     }
 
-    interface Op {
-        void run() throws Exception;
+    private static long packets(TestServer server) throws java.io.IOException {
+        try (java.net.Socket sock = new java.net.Socket(server.host(), server.port())) {
+            sock.getOutputStream().write("mntr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String text = new String(sock.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            for (String line : text.split("\n")) {
+                if (line.startsWith("zk_packets_received")) {
+                    return Long.parseLong(line.split("\\s+")[1]);
+                }
+            }
+        }
+        throw new IllegalStateException("no zk_packets_received");
     }
 
-    private static CuratorFramework curator(String cs) throws InterruptedException {
+    private static void record(Map<String, List<Double>> series, String who, ComparisonResult r) {
+        String name = r.targets().get(0).name();
+        for (Scenario s :
+                List.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.HANDOFF_1, Scenario.HANDOFF_MANY)) {
+            r.find(name, s).ifPresent(m -> {
+                if (m.note() != null) {
+                    System.err.println(who + " " + s + ": " + m.note());
+                }
+                m.values()
+                        .forEach((k, v) -> series.computeIfAbsent(
+                                        who + "." + s.name().toLowerCase(Locale.ROOT) + "." + k, x -> new ArrayList<>())
+                                .add(v));
+            });
+        }
+    }
+
+    /** {@code n} times: delete a watched node and time the watch notification; then one exists. */
+    private static void watchFloor(Map<String, List<Double>> series, String cs, CuratorFramework floor, int n) {
+        try (CuratorFramework a = curator(cs);
+                CuratorFramework b = curator(cs)) {
+            ZooKeeper za = a.getZookeeperClient().getZooKeeper();
+            ZooKeeper zb = b.getZookeeperClient().getZooKeeper();
+            String path = "/bench-watch-" + System.nanoTime();
+            long[] notify = new long[n];
+            long[] rtt = new long[n];
+            for (int i = -20; i < n; i++) {
+                za.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                CountDownLatch fired = new CountDownLatch(1);
+                AtomicLong at = new AtomicLong();
+                zb.exists(path, event -> {
+                    if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                        at.set(System.nanoTime());
+                        fired.countDown();
+                    }
+                });
+                long t0 = System.nanoTime();
+                za.delete(path, -1);
+                if (!fired.await(5, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("no watch notification");
+                }
+                long t1 = System.nanoTime();
+                floor.checkExists().forPath("/");
+                long t2 = System.nanoTime();
+                if (i >= 0) {
+                    notify[i] = at.get() - t0;
+                    rtt[i] = t2 - t1;
+                }
+            }
+            series.computeIfAbsent("watch.notify_p50_us", x -> new ArrayList<>())
+                    .add(p50(notify));
+            series.computeIfAbsent("watch.exists_p50_us", x -> new ArrayList<>())
+                    .add(p50(rtt));
+            long[] sum = new long[n];
+            for (int i = 0; i < n; i++) {
+                sum[i] = notify[i] + rtt[i];
+            }
+            series.computeIfAbsent("watch.notify_plus_rtt_p50_us", x -> new ArrayList<>())
+                    .add(p50(sum));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static double p50(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
+    }
+
+    private static double median(List<Double> v) {
+        if (v == null || v.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> s = new ArrayList<>(v);
+        s.sort(null);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    /** Median over rounds of a per-round ratio a / b. */
+    private static double ratio(Map<String, List<Double>> series, String a, String b, double bFactor) {
+        List<Double> x = series.get(a);
+        List<Double> y = series.get(b);
+        if (x == null || y == null) {
+            return Double.NaN;
+        }
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < Math.min(x.size(), y.size()); i++) {
+            r.add(x.get(i) / (y.get(i) * bFactor));
+        }
+        return median(r);
+    }
+
+    private static String report(Map<String, List<Double>> s, int rounds) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("rounds: ").append(rounds).append('\n');
+        for (String k : List.of(
+                "ours.uncontended.p50_us",
+                "curator.uncontended.p50_us",
+                "ours.uncontended.floor_p50_us",
+                "curator.uncontended.floor_p50_us",
+                "write.uncontended.p50_us",
+                "write.uncontended.floor_p50_us",
+                "ours.contended.ops_per_s",
+                "curator.contended.ops_per_s",
+                "ours.contended.lost_updates",
+                "curator.contended.lost_updates",
+                "ours.handoff_1.p50_us",
+                "curator.handoff_1.p50_us",
+                "ours.handoff_many.p50_us",
+                "curator.handoff_many.p50_us",
+                "watch.notify_p50_us",
+                "watch.exists_p50_us",
+                "watch.notify_plus_rtt_p50_us")) {
+            sb.append(
+                    String.format(Locale.ROOT, "%-34s median %9.1f  rounds %s%n", k, median(s.get(k)), fmt(s.get(k))));
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                "uncontended ours / curator (median of per-round ratios): %.2f%n",
+                ratio(s, "ours.uncontended.p50_us", "curator.uncontended.p50_us", 1)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "uncontended ours / (2 x exists, interleaved): %.2f%n",
+                ratio(s, "ours.uncontended.p50_us", "ours.uncontended.floor_p50_us", 2)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "uncontended ours / (create + delete, same round): %.2f%n",
+                ratio(s, "ours.uncontended.p50_us", "write.uncontended.p50_us", 1)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "contended ours / curator: %.2f%n",
+                ratio(s, "ours.contended.ops_per_s", "curator.contended.ops_per_s", 1)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "hand-off 1 waiter ours / (notification + exists): %.2f ; ours / curator: %.2f%n",
+                ratio(s, "ours.handoff_1.p50_us", "watch.notify_plus_rtt_p50_us", 1),
+                ratio(s, "ours.handoff_1.p50_us", "curator.handoff_1.p50_us", 1)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "hand-off many waiters ours / (notification + exists): %.2f ; many / 1: %.2f%n",
+                ratio(s, "ours.handoff_many.p50_us", "watch.notify_plus_rtt_p50_us", 1),
+                ratio(s, "ours.handoff_many.p50_us", "ours.handoff_1.p50_us", 1)));
+        return sb.toString();
+    }
+
+    private static String fmt(List<Double> v) {
+        if (v == null) {
+            return "-";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Double d : v) {
+            sb.append(String.format(Locale.ROOT, "%.0f ", d));
+        }
+        return sb.toString().trim();
+    }
+
+    private static ZooKeeperLockProvider provider(String cs) {
+        return ZooKeeperLockProvider.builder()
+                .options(ZooKeeperLockOptions.builder()
+                        .connectString(cs)
+                        .lockOptions(LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(30))
+                                .build())
+                        .build())
+                .build();
+    }
+
+    private static CuratorFramework curator(String cs) {
         CuratorFramework c = CuratorFrameworkFactory.newClient(cs, 30_000, 5_000, new RetryOneTime(50));
         c.start();
-        c.blockUntilConnected();
+        try {
+            if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("cannot connect to " + cs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
         return c;
     }
 
-    private static Map<String, Object> latencies(int n, Op op) throws Exception {
-        for (int i = 0; i < WARMUP; i++) {
-            op.run();
-        }
-        long[] t = new long[n];
-        for (int i = 0; i < n; i++) {
-            long s = System.nanoTime();
-            op.run();
-            t[i] = System.nanoTime() - s;
-        }
-        return summary(t);
-    }
+    /** Curator's InterProcessMutex, one session per client (as distlock-compare's peer). */
+    private static final class CuratorClient implements LockClient {
+        private final CuratorFramework curator;
+        private final Map<String, InterProcessMutex> mutexes = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static Map<String, Object> summary(long[] t) {
-        long[] s = t.clone();
-        Arrays.sort(s);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("n", s.length);
-        m.put("p50us", s[s.length / 2] / 1000.0);
-        m.put("p90us", s[(int) (s.length * 0.9)] / 1000.0);
-        m.put("p99us", s[(int) (s.length * 0.99)] / 1000.0);
-        return m;
-    }
+        CuratorClient(String cs) {
+            curator = curator(cs);
+        }
 
-    /** Release by A at t0, acquisition by waiting B at t1: t1 - t0, with a fresh waiter each round. */
-    private static Map<String, Object> handoff(String cs, ZooKeeperLockOptions options, boolean curator)
-            throws Exception {
-        long[] t = new long[HANDOFFS];
-        try (CuratorFramework ca = curator(cs);
-                CuratorFramework cb = curator(cs);
-                ZooKeeperLockProvider a =
-                        ZooKeeperLockProvider.builder().options(options).build();
-                ZooKeeperLockProvider b =
-                        ZooKeeperLockProvider.builder().options(options).build()) {
-            InterProcessMutex ma = new InterProcessMutex(ca, "/curator-bench/h");
-            InterProcessMutex mb = new InterProcessMutex(cb, "/curator-bench/h");
-            for (int i = -20; i < HANDOFFS; i++) {
-                Lease la = null;
-                if (curator) {
-                    ma.acquire();
-                } else {
-                    la = a.lock("bench-h").acquire();
+        @Override
+        public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
+            InterProcessMutex m = mutexes.computeIfAbsent(name, n -> new InterProcessMutex(curator, "/curator/" + n));
+            try {
+                if (!m.acquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                    return Optional.empty();
                 }
-                AtomicLong acquiredAt = new AtomicLong();
-                CountDownLatch done = new CountDownLatch(1);
-                Thread w = new Thread(() -> {
-                    try {
-                        if (curator) {
-                            mb.acquire();
-                            acquiredAt.set(System.nanoTime());
-                            mb.release();
-                        } else {
-                            Lease lb = b.lock("bench-h").acquire();
-                            acquiredAt.set(System.nanoTime());
-                            lb.release();
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    } finally {
-                        done.countDown();
-                    }
-                });
-                w.start();
-                waitQueued(curator ? ca : a.curator(), curator ? "/curator-bench/h" : a.lockPath("bench-h"));
-                long released = System.nanoTime();
-                if (curator) {
-                    ma.release();
-                } else {
-                    la.release();
-                }
-                done.await(10, TimeUnit.SECONDS);
-                if (i >= 0) {
-                    t[i] = acquiredAt.get() - released;
-                }
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-        }
-        return summary(t);
-    }
-
-    private static void waitQueued(CuratorFramework c, String parent) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (c.getChildren().forPath(parent).size() < 2 && System.nanoTime() < end) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private static Map<String, Object> throughput(String cs, ZooKeeperLockOptions options, boolean curator)
-            throws Exception {
-        List<AutoCloseable> closeables = new ArrayList<>();
-        List<Op> ops = new ArrayList<>();
-        for (int i = 0; i < CLIENTS; i++) {
-            if (curator) {
-                CuratorFramework c = curator(cs);
-                closeables.add(c);
-                InterProcessMutex m = new InterProcessMutex(c, "/curator-bench/t");
-                ops.add(() -> {
-                    m.acquire();
-                    m.release();
-                });
-            } else {
-                ZooKeeperLockProvider p =
-                        ZooKeeperLockProvider.builder().options(options).build();
-                closeables.add(p);
-                ops.add(() -> p.lock("bench-t").acquire().release());
-            }
-        }
-        AtomicLongArray counts = new AtomicLongArray(CLIENTS);
-        long end = System.nanoTime() + THROUGHPUT_RUN.toNanos();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < CLIENTS; i++) {
-            int id = i;
-            Thread t = new Thread(() -> {
+            return Optional.of(() -> {
                 try {
-                    while (System.nanoTime() < end) {
-                        ops.get(id).run();
-                        counts.incrementAndGet(id);
-                    }
+                    m.release();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
-            threads.add(t);
-            t.start();
         }
-        for (Thread t : threads) {
-            t.join();
+
+        @Override
+        public void close() {
+            curator.close();
         }
-        for (AutoCloseable c : closeables) {
-            c.close();
-        }
-        long total = 0;
-        for (int i = 0; i < CLIENTS; i++) {
-            total += counts.get(i);
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("clients", CLIENTS);
-        m.put("seconds", THROUGHPUT_RUN.toSeconds());
-        m.put("acquisitions", total);
-        m.put("perSecond", total / (double) THROUGHPUT_RUN.toSeconds());
-        return m;
     }
 
-    @SuppressWarnings("unchecked")
-    private static String toJson(Object v, String indent) {
-        if (v instanceof Map) {
-            StringBuilder sb = new StringBuilder("{\n");
-            var it = ((Map<String, Object>) v).entrySet().iterator();
-            while (it.hasNext()) {
-                var e = it.next();
-                sb.append(indent).append("  \"").append(e.getKey()).append("\": ");
-                sb.append(toJson(e.getValue(), indent + "  "));
-                sb.append(it.hasNext() ? ",\n" : "\n");
+    /** Not a lock: one synchronous create of an ephemeral node, then one delete (the write floor). */
+    private static final class WriteFloor implements LockClient {
+        private final CuratorFramework curator;
+
+        WriteFloor(String cs) {
+            curator = curator(cs);
+        }
+
+        @Override
+        public Optional<Hold> acquire(String name, Duration maxWait) {
+            try {
+                ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+                String path = "/" + name;
+                zk.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                return Optional.of(() -> {
+                    try {
+                        zk.delete(path, -1);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-            return sb.append(indent).append('}').toString();
         }
-        if (v instanceof String) {
-            return '"' + ((String) v).replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+
+        @Override
+        public void close() {
+            curator.close();
         }
-        if (v instanceof Double) {
-            return String.format(Locale.ROOT, "%.1f", (Double) v);
-        }
-        return String.valueOf(v);
     }
 }

@@ -41,7 +41,7 @@ class ZooKeeperChildJvmIT {
     }
 
     private static ZooKeeperLockProvider other() {
-        return fixture.newClient(LockOptions.builder().leaseTime(SESSION).build());
+        return fixture.newZkClient(LockOptions.builder().leaseTime(SESSION).build());
     }
 
     @Test

@@ -102,8 +102,8 @@ class ZooKeeperEnsembleIT {
 
     @Test
     void basicContract_ensemble_acquireWaitReleaseFenced() throws Exception {
-        try (ZooKeeperLockProvider a = fixture.newClient(OPTIONS);
-                ZooKeeperLockProvider b = fixture.newClient(OPTIONS)) {
+        try (ZooKeeperLockProvider a = fixture.newZkClient(OPTIONS);
+                ZooKeeperLockProvider b = fixture.newZkClient(OPTIONS)) {
             Lease first = a.lock("ens/basic").acquire();
             assertThat(b.lock("ens/basic").tryAcquire()).isEmpty();
             CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
@@ -129,9 +129,9 @@ class ZooKeeperEnsembleIT {
                 .until(() -> cluster.getInstances().stream().anyMatch(s -> mode(s).equals("leader")));
         InstanceSpec leader = leader();
         List<long[]> history = new ArrayList<>(); // {token, acquiredAt, releasedAt}
-        try (ZooKeeperLockProvider holder = fixture.newClient(OPTIONS);
-                ZooKeeperLockProvider w1 = fixture.newClient(OPTIONS);
-                ZooKeeperLockProvider w2 = fixture.newClient(OPTIONS)) {
+        try (ZooKeeperLockProvider holder = fixture.newZkClient(OPTIONS);
+                ZooKeeperLockProvider w1 = fixture.newZkClient(OPTIONS);
+                ZooKeeperLockProvider w2 = fixture.newZkClient(OPTIONS)) {
             Lease held = holder.lock(name).acquire();
             long heldAt = System.nanoTime();
             List<CompletableFuture<long[]>> waiters = new ArrayList<>();
@@ -173,7 +173,7 @@ class ZooKeeperEnsembleIT {
                     history.add(f.get(30, TimeUnit.SECONDS));
                 }
                 // usable after election
-                try (ZooKeeperLockProvider fresh = fixture.newClient(OPTIONS)) {
+                try (ZooKeeperLockProvider fresh = fixture.newZkClient(OPTIONS)) {
                     fresh.lock(name)
                             .tryAcquire(Duration.ofSeconds(10))
                             .orElseThrow()

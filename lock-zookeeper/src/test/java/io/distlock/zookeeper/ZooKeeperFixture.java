@@ -3,13 +3,17 @@ package io.distlock.zookeeper;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.tck.TckFixture;
+import io.distlock.tck.faults.TcpProxy;
 import io.distlock.tck.servers.TestServer;
 import io.distlock.tck.servers.ZooKeeperEnsemble;
 import io.distlock.tck.servers.ZooKeeperServer;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +31,9 @@ import org.apache.zookeeper.data.Stat;
  * TCK fixture for ZooKeeper: every client is a provider with its own Curator client (own session).
  * expireLease expires the holder's session on the server (a second handle with the same session id
  * and password closes it); crashClient drops a client's connection without closing its session.
+ * With {@link #proxied()}, every client reaches each server through its own {@link TcpProxy}, and
+ * cutClientNetwork blackholes that client's proxies (both directions, connections left open, as a
+ * partition: the session then expires on the server after its timeout).
  */
 final class ZooKeeperFixture implements TckFixture {
     private final String connectString;
@@ -36,6 +43,8 @@ final class ZooKeeperFixture implements TckFixture {
     private final IntSupplier connections;
     private final CuratorFramework admin;
     private final List<ZooKeeperLockProvider> clients = new CopyOnWriteArrayList<>();
+    private final Map<LockProvider, List<TcpProxy>> proxies = new ConcurrentHashMap<>();
+    private volatile boolean proxied;
 
     private ZooKeeperFixture(
             String connectString, AutoCloseable server, Runnable stop, Runnable start, IntSupplier connections) {
@@ -62,7 +71,8 @@ final class ZooKeeperFixture implements TckFixture {
     /** A fixture on a standalone ZooKeeper 3.8 server in its own process (lock-tck launcher). */
     static ZooKeeperFixture serverProcess() {
         TestServer s = ZooKeeperServer.start();
-        return new ZooKeeperFixture(s.address(), s, s::kill, () -> s.restart(true), () -> aliveConnections(List.of(s)));
+        return new ZooKeeperFixture(s.address(), s, s::kill, () -> s.restart(true), () -> aliveConnections(List.of(s)))
+                .proxied();
     }
 
     /** A fixture on a 3-server ZooKeeper 3.8 ensemble, one process per server (lock-tck launcher). */
@@ -112,6 +122,12 @@ final class ZooKeeperFixture implements TckFixture {
         return connectString;
     }
 
+    /** From now on, every new client reaches each server through its own proxy (cutClientNetwork). */
+    ZooKeeperFixture proxied() {
+        this.proxied = true;
+        return this;
+    }
+
     /** The standalone server (single-server fixtures only). */
     EmbeddedZk embedded() {
         return (EmbeddedZk) server;
@@ -134,10 +150,108 @@ final class ZooKeeperFixture implements TckFixture {
     }
 
     @Override
-    public ZooKeeperLockProvider newClient(LockOptions options) {
+    public LockProvider newClient(LockOptions options) {
+        return proxied ? newProxiedClient(options) : newZkClient(options);
+    }
+
+    /** A client connected directly to the servers. */
+    ZooKeeperLockProvider newZkClient(LockOptions options) {
         return track(ZooKeeperLockProvider.builder()
                 .options(options(options).build())
                 .build());
+    }
+
+    private LockProvider newProxiedClient(LockOptions options) {
+        List<TcpProxy> own = new ArrayList<>();
+        try {
+            List<String> through = new ArrayList<>();
+            for (String server : connectString.split(",")) {
+                int colon = server.lastIndexOf(':');
+                TcpProxy proxy =
+                        TcpProxy.start(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+                own.add(proxy);
+                through.add(proxy.address());
+            }
+            ZooKeeperLockProvider p = track(ZooKeeperLockProvider.builder()
+                    .options(options(options)
+                            .connectString(String.join(",", through))
+                            .build())
+                    .build());
+            ProxiedClient c = new ProxiedClient(p, own);
+            proxies.put(c, own);
+            return c;
+        } catch (RuntimeException e) {
+            own.forEach(TcpProxy::close);
+            throw e;
+        }
+    }
+
+    /** A client whose close also stops its proxies (so no proxy thread outlives the client). */
+    private static final class ProxiedClient implements LockProvider {
+        final ZooKeeperLockProvider provider;
+        final List<TcpProxy> own;
+
+        ProxiedClient(ZooKeeperLockProvider provider, List<TcpProxy> own) {
+            this.provider = provider;
+            this.own = own;
+        }
+
+        @Override
+        public io.distlock.DistributedLock lock(String name) {
+            return provider.lock(name);
+        }
+
+        @Override
+        public io.distlock.Capabilities capabilities() {
+            return provider.capabilities();
+        }
+
+        @Override
+        public String backend() {
+            return provider.backend();
+        }
+
+        @Override
+        public List<io.distlock.Lease> heldLeases() {
+            return provider.heldLeases();
+        }
+
+        @Override
+        public void close() {
+            try {
+                provider.close();
+            } finally {
+                own.forEach(TcpProxy::close);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return provider + " via proxies";
+        }
+    }
+
+    static ZooKeeperLockProvider unwrap(LockProvider client) {
+        return client instanceof ProxiedClient c ? c.provider : (ZooKeeperLockProvider) client;
+    }
+
+    @Override
+    public void cutClientNetwork(LockProvider client) {
+        proxiesOf(client).forEach(p -> p.blackhole(TcpProxy.Direction.BOTH));
+    }
+
+    @Override
+    public void restoreClientNetwork(LockProvider client) {
+        proxiesOf(client).forEach(TcpProxy::resume);
+    }
+
+    private List<TcpProxy> proxiesOf(LockProvider client) {
+        List<TcpProxy> own = proxies.get(client);
+        if (own == null) {
+            throw new UnsupportedOperationException(
+                    "client was not opened through a proxy by this fixture (use ZooKeeperFixture.proxied())");
+        }
+        return own;
     }
 
     ZooKeeperLockProvider track(ZooKeeperLockProvider p) {
@@ -213,7 +327,12 @@ final class ZooKeeperFixture implements TckFixture {
 
     @Override
     public void crashClient(LockProvider client) {
-        ((ZooKeeperLockProvider) client).simulateCrash();
+        ZooKeeperLockProvider p = unwrap(client);
+        p.simulateCrash();
+        List<TcpProxy> own = proxies.get(client);
+        if (own != null) {
+            own.forEach(TcpProxy::close); // the crashed client's connections are already dropped
+        }
     }
 
     @Override
@@ -252,6 +371,7 @@ final class ZooKeeperFixture implements TckFixture {
             }
         }
         admin.close();
+        proxies.values().forEach(list -> list.forEach(TcpProxy::close));
         try {
             server.close();
         } catch (IOException e) {

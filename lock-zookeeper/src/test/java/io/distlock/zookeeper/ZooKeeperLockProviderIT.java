@@ -59,7 +59,7 @@ class ZooKeeperLockProviderIT {
     }
 
     private ZooKeeperLockProvider client() {
-        return fixture.newClient(SHORT);
+        return fixture.newZkClient(SHORT);
     }
 
     @Test
@@ -178,6 +178,71 @@ class ZooKeeperLockProviderIT {
     }
 
     @Test
+    void handOff_waiterBehindHolder_takesLockOnDeletionWithoutListingAgain(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease held = a.lock(name).acquire();
+            CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.lock(name).acquire();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            long skipped = b.driver().skippedRereads();
+            held.release();
+            Lease next = waiter.get(10, TimeUnit.SECONDS);
+            // the predecessor was the lowest node: its deletion alone proves the lock is ours
+            assertThat(b.driver().skippedRereads()).isEqualTo(skipped + 1);
+            assertThat(next.fencingToken().getAsLong())
+                    .isGreaterThan(held.fencingToken().getAsLong());
+            assertThat(next.isValid()).isTrue();
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            next.release();
+        }
+    }
+
+    @Test
+    void waiterGivesUp_successorWokenWhileHolderHolds_keepsWaiting(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client();
+                ZooKeeperLockProvider c = client()) {
+            String name = name(info);
+            Lease held = a.lock(name).acquire();
+            CompletableFuture<Optional<Lease>> quitter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.lock(name).tryAcquire(Duration.ofMillis(800));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            CompletableFuture<Lease> third = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.lock(name).acquire();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 3);
+            // b's node (c's predecessor, not the lowest) goes away while a still holds
+            assertThat(quitter.get(10, TimeUnit.SECONDS)).isEmpty();
+            await().until(() -> c.driver().watchNotifications() == 1);
+            // c lists again, finds a's node below it, and keeps waiting
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !third.isDone());
+            assertThat(c.driver().skippedRereads()).isZero();
+            assertThat(held.isValid()).isTrue();
+            held.release();
+            Lease next = third.get(10, TimeUnit.SECONDS);
+            assertThat(next.fencingToken().getAsLong())
+                    .isGreaterThan(held.fencingToken().getAsLong());
+            next.release();
+        }
+    }
+
+    @Test
     void fiftyWaiters_eachReleaseWakesExactlyOneWaiterInFifoOrder(TestInfo info) throws Exception {
         String name = name(info);
         int waiters = 50;
@@ -287,7 +352,7 @@ class ZooKeeperLockProviderIT {
     void serverDown_heldLease_validityStopsThenExtendedAfterReconnect(TestInfo info) throws Exception {
         LockOptions options =
                 LockOptions.builder().leaseTime(Duration.ofSeconds(6)).build();
-        try (ZooKeeperLockProvider a = fixture.newClient(options)) {
+        try (ZooKeeperLockProvider a = fixture.newZkClient(options)) {
             String name = name(info);
             Lease lease = a.lock(name).acquire();
             // validity follows the session: at most the session timeout, kept fresh by the keepalive
@@ -317,7 +382,7 @@ class ZooKeeperLockProviderIT {
     void serverDownPastSessionTimeout_heldLease_reportedLost(TestInfo info) throws Exception {
         LockOptions options =
                 LockOptions.builder().leaseTime(Duration.ofMillis(1500)).build();
-        try (ZooKeeperLockProvider a = fixture.newClient(options)) {
+        try (ZooKeeperLockProvider a = fixture.newZkClient(options)) {
             String name = name(info);
             Lease lease = a.lock(name).acquire();
             long readAt = System.nanoTime();
@@ -370,7 +435,7 @@ class ZooKeeperLockProviderIT {
                 .leaseTime(Duration.ofMillis(800))
                 .autoRenew(false)
                 .build();
-        try (ZooKeeperLockProvider a = fixture.newClient(noRenew);
+        try (ZooKeeperLockProvider a = fixture.newZkClient(noRenew);
                 ZooKeeperLockProvider b = client()) {
             assertThat(a.capabilities().automaticRenewal()).isFalse();
             String name = name(info);
@@ -391,7 +456,7 @@ class ZooKeeperLockProviderIT {
     void lostWhileSuspended_holderNeverReleases_nodeGoneAfterReconnect(TestInfo info) throws Exception {
         LockOptions options =
                 LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build();
-        try (ZooKeeperLockProvider a = fixture.newClient(options);
+        try (ZooKeeperLockProvider a = fixture.newZkClient(options);
                 ZooKeeperLockProvider b = client()) {
             String name = name(info);
             Lease lease = a.lock(name).acquire();

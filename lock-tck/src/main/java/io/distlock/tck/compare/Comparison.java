@@ -150,9 +150,12 @@ public final class Comparison {
             for (int i = 0; i < settings.warmup(); i++) {
                 client.acquire(name, Duration.ZERO).orElseThrow().release();
                 probe.ifPresent(Runnable::run);
+                target.extraFloors().values().forEach(Runnable::run);
             }
             long[] nanos = new long[settings.iterations()];
             long[] floorNanos = new long[probe.isPresent() ? settings.iterations() : 0];
+            Map<String, long[]> extraNanos = new LinkedHashMap<>();
+            target.extraFloors().keySet().forEach(k -> extraNanos.put(k, new long[settings.iterations()]));
             long requests = 0;
             boolean counted = true;
             for (int from = 0; from < nanos.length; from += INTERLEAVE_BLOCK) {
@@ -179,6 +182,14 @@ public final class Comparison {
                         floorNanos[i] = System.nanoTime() - t0;
                     }
                 }
+                for (Map.Entry<String, Runnable> extra : target.extraFloors().entrySet()) {
+                    long[] into = extraNanos.get(extra.getKey());
+                    for (int i = from; i < to; i++) {
+                        long t0 = System.nanoTime();
+                        extra.getValue().run();
+                        into[i] = System.nanoTime() - t0;
+                    }
+                }
             }
             Map<String, Double> v = latencies(nanos);
             if (counted) {
@@ -190,6 +201,7 @@ public final class Comparison {
             if (floorNanos.length > 0) {
                 v.put("floor_p50_us", latencies(floorNanos).get("p50_us"));
             }
+            extraNanos.forEach((k, n) -> v.put(k + "_p50_us", latencies(n).get("p50_us")));
             return new Measurement(target.name(), Scenario.UNCONTENDED, v, samples(nanos), null);
         }
     }

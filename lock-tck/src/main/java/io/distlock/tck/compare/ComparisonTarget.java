@@ -1,6 +1,9 @@
 package io.distlock.tck.compare;
 
 import io.distlock.Capabilities;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -22,6 +25,8 @@ import java.util.function.Supplier;
  *     (the "floor" multiplier), or 0 if unknown
  * @param serverVersion server version string for the report, or null
  * @param capabilities what the backend declares (for the guarantee matrix); null for peers
+ * @param extraFloors additional floor probes by metric name (see {@link #withExtraFloor}); empty if
+ *     none
  */
 public record ComparisonTarget(
         String name,
@@ -32,32 +37,61 @@ public record ComparisonTarget(
         Supplier<OptionalLong> serverRequests,
         int floorRequestsPerOperation,
         String serverVersion,
-        Capabilities capabilities) {
+        Capabilities capabilities,
+        Map<String, Runnable> extraFloors) {
 
     public ComparisonTarget {
         Objects.requireNonNull(name, "name must not be null");
         Objects.requireNonNull(backend, "backend must not be null");
         Objects.requireNonNull(clients, "clients must not be null");
+        extraFloors = extraFloors == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extraFloors));
     }
 
     /** A target with only a client factory. */
     public static ComparisonTarget of(String name, String backend, Supplier<LockClient> clients) {
-        return new ComparisonTarget(name, backend, false, clients, null, null, 0, null, null);
+        return new ComparisonTarget(name, backend, false, clients, null, null, 0, null, null, Map.of());
     }
 
     public ComparisonTarget withFloor(Runnable floor, int requestsPerOperation) {
         return new ComparisonTarget(
-                name, backend, peer, clients, floor, serverRequests, requestsPerOperation, serverVersion, capabilities);
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                requestsPerOperation,
+                serverVersion,
+                capabilities,
+                extraFloors);
     }
 
     public ComparisonTarget withServerRequests(Supplier<OptionalLong> counter) {
         return new ComparisonTarget(
-                name, backend, peer, clients, floor, counter, floorRequestsPerOperation, serverVersion, capabilities);
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                counter,
+                floorRequestsPerOperation,
+                serverVersion,
+                capabilities,
+                extraFloors);
     }
 
     public ComparisonTarget withServerVersion(String version) {
         return new ComparisonTarget(
-                name, backend, peer, clients, floor, serverRequests, floorRequestsPerOperation, version, capabilities);
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                version,
+                capabilities,
+                extraFloors);
     }
 
     /** This target marked as a peer (another library), for side-by-side rows. */
@@ -71,12 +105,46 @@ public record ComparisonTarget(
                 serverRequests,
                 floorRequestsPerOperation,
                 serverVersion,
-                capabilities);
+                capabilities,
+                extraFloors);
     }
 
     public ComparisonTarget withCapabilities(Capabilities caps) {
         return new ComparisonTarget(
-                name, backend, peer, clients, floor, serverRequests, floorRequestsPerOperation, serverVersion, caps);
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                serverVersion,
+                caps,
+                extraFloors);
+    }
+
+    /**
+     * This target with an additional floor probe, run interleaved with the uncontended operations
+     * like the main floor; its p50 is reported as {@code <metric>_p50_us} of the uncontended
+     * scenario and listed under the Markdown table. For backends whose cheapest honest operation is
+     * not a read (ZooKeeper: one create + one delete).
+     */
+    public ComparisonTarget withExtraFloor(String metric, Runnable probe) {
+        Objects.requireNonNull(metric, "metric must not be null");
+        Objects.requireNonNull(probe, "probe must not be null");
+        Map<String, Runnable> floors = new LinkedHashMap<>(extraFloors);
+        floors.put(metric, probe);
+        return new ComparisonTarget(
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                serverVersion,
+                capabilities,
+                floors);
     }
 
     OptionalLong requestsNow() {

@@ -224,6 +224,21 @@ final class ReportWriter {
                     .append(" |\n");
         }
         List<String> notes = new ArrayList<>();
+        for (ComparisonTarget t : r.targets()) {
+            OptionalDouble p50 = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "p50_us");
+            for (String metric : t.extraFloors().keySet()) {
+                OptionalDouble extra = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, metric + "_p50_us");
+                if (extra.isPresent() && p50.isPresent()) {
+                    notes.add(String.format(
+                            Locale.ROOT,
+                            "- %s, %s (interleaved): p50 %.0f µs; acquire+release = %.2f × it",
+                            t.name(),
+                            metric,
+                            extra.getAsDouble(),
+                            p50.getAsDouble() / extra.getAsDouble()));
+                }
+            }
+        }
         for (Measurement m : r.measurements()) {
             if (m.note() != null) {
                 notes.add("- " + m.target() + ", " + m.scenario().title() + ": " + m.note());

@@ -48,6 +48,15 @@ final class ZkContender implements Contender {
     private long czxid;
     private long sessionId;
     private String predecessor;
+    // the predecessor was the lowest node when we listed the queue
+    private boolean predecessorLowest;
+    // set (by a watcher on the EventThread, or by the exists reply) to the name of a predecessor
+    // that was seen deleted
+    private volatile String goneName;
+    // send time of the exists that set the current predecessor watch (answered on sessionId)
+    private long watchSentAt;
+    // the current predecessor watch was set, and answered, on the session that owns our node
+    private boolean watchOnOurSession;
     private CompletableFuture<CuratorEvent> unansweredCreate;
 
     ZkContender(ZkDriver driver, AcquireContext ctx, String parent) {
@@ -68,6 +77,15 @@ final class ZkContender implements Contender {
     @Override
     public Optional<HeldLock> tryAcquire() {
         checkOpen();
+        if (predecessorGoneWhileLowest()) {
+            // No node can be below ours any more: every node with a lower sequence was created
+            // before ours, so it was in the listing that made the predecessor our watch target; the
+            // predecessor was the only one of them, and it is deleted. The listing would only
+            // confirm this, so it is skipped (one round trip less per hand-off).
+            driver.skippedRereads.incrementAndGet();
+            predecessor = null;
+            return Optional.of(hold(driver.latestAnswered(sessionId, watchSentAt)));
+        }
         for (int attempt = 0; attempt < 3; attempt++) {
             long sentAt = ctx.ticker().read();
             List<String> children;
@@ -97,37 +115,65 @@ final class ZkContender implements Contender {
             }
             if (index == 0) {
                 predecessor = null;
-                boolean renew = ctx.options().autoRenew();
-                ZkHeld h = new ZkHeld(
-                        driver,
-                        ctx,
-                        path(ourName),
-                        czxid,
-                        sessionId,
-                        renew ? driver.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
-                        renew);
-                driver.held.add(h);
-                if (renew) {
-                    driver.ensureKeepalive();
-                    if (Deadlines.remaining(ctx.ticker(), h.validUntilNanos())
-                            < driver.sessionTimeout().toNanos() / 2) {
-                        // the replies came late (a reconnect, a slow server): one more round trip
-                        // so that the new lease starts with a useful validity
-                        driver.refresh(ctx.lockName());
-                    }
-                } else {
-                    driver.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
-                }
-                if (sessionId != driver.currentSessionId()) {
-                    h.lose("ZooKeeper session changed during acquisition", null);
-                }
-                return Optional.of(h);
+                return Optional.of(hold(sentAt));
             }
             predecessor = sorted.get(index - 1);
+            predecessorLowest = index == 1;
+            watchOnOurSession = false;
+            goneName = null;
             return Optional.empty();
         }
         throw new io.distlock.BackendUnavailableException(
                 "queue node kept disappearing (session unstable)", ctx.lockName(), ZkDriver.BACKEND, null);
+    }
+
+    /**
+     * Whether the predecessor we watch was the lowest node of the queue when we listed it and has
+     * since been seen deleted, on our current session (whose node is therefore still there).
+     */
+    private boolean predecessorGoneWhileLowest() {
+        String p = predecessor;
+        return p != null
+                && predecessorLowest
+                && ourName != null
+                && ctx.options().autoRenew()
+                && watchOnOurSession
+                && p.equals(goneName)
+                && sessionId == driver.currentSessionId()
+                && driver.client.getZookeeperClient().isConnected();
+    }
+
+    /**
+     * Our node is the lowest: the lock is ours, valid from the send time {@code sentAt} of a
+     * request the server answered on our session.
+     */
+    private ZkHeld hold(long sentAt) {
+        boolean renew = ctx.options().autoRenew();
+        ZkHeld h = new ZkHeld(
+                driver,
+                ctx,
+                path(ourName),
+                czxid,
+                sessionId,
+                renew ? driver.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
+                renew);
+        driver.held.add(h);
+        if (renew) {
+            driver.ensureKeepalive();
+            if (Deadlines.remaining(ctx.ticker(), h.validUntilNanos())
+                    < driver.sessionTimeout().toNanos() / 2) {
+                // the replies came late (a reconnect, a slow server, a long wait since the last
+                // answered request): one more round trip so that the new lease starts with a useful
+                // validity
+                driver.refresh(ctx.lockName());
+            }
+        } else {
+            driver.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
+        }
+        if (sessionId != driver.currentSessionId()) {
+            h.lose("ZooKeeper session changed during acquisition", null);
+        }
+        return h;
     }
 
     /**
@@ -205,15 +251,23 @@ final class ZkContender implements Contender {
         } catch (Exception e) {
             created.completeExceptionally(e);
         }
-        try {
-            driver.client
-                    .getChildren()
-                    .inBackground((BackgroundCallback) (c, ev) -> listed.complete(ev))
-                    .forPath(parent);
-        } catch (Exception e) {
-            listed.completeExceptionally(e);
-        }
         unansweredCreate = created;
+        // a direct (synchronous) getChildren right behind the create: the SendThread wakes us when
+        // its reply arrives, by which time the create's reply is already on its way to the callback
+        List<String> listedDirect = driver.childrenDirect(parent);
+        if (listedDirect == ZkDriver.NO_ANSWER) {
+            listedDirect = null;
+            try {
+                driver.client
+                        .getChildren()
+                        .inBackground((BackgroundCallback) (c, ev) -> listed.complete(ev))
+                        .forPath(parent);
+            } catch (Exception e) {
+                listed.completeExceptionally(e);
+            }
+        } else {
+            listed.complete(null);
+        }
         CuratorEvent ev = driver.await(created, "create in " + parent, ctx.lockName());
         unansweredCreate = null;
         if (ZkDriver.code(ev) != KeeperException.Code.OK) {
@@ -239,11 +293,18 @@ final class ZkContender implements Contender {
             czxid = again.getCzxid();
             sessionId = again.getEphemeralOwner();
         }
-        CuratorEvent children = driver.await(listed, "getChildren " + parent, ctx.lockName());
-        if (ZkDriver.code(children) == KeeperException.Code.OK
-                && children.getChildren() != null
-                && children.getChildren().contains(ourName)) {
-            return children.getChildren();
+        if (listedDirect != null) {
+            if (listedDirect.contains(ourName)) {
+                return listedDirect;
+            }
+        } else {
+            CuratorEvent children = driver.await(listed, "getChildren " + parent, ctx.lockName());
+            if (children != null
+                    && ZkDriver.code(children) == KeeperException.Code.OK
+                    && children.getChildren() != null
+                    && children.getChildren().contains(ourName)) {
+                return children.getChildren();
+            }
         }
         // the create had to make the parent first (or was retried): list again
         driver.childrenRereads.incrementAndGet();
@@ -253,6 +314,10 @@ final class ZkContender implements Contender {
 
     /** The children of the parent, or {@code null} if the parent does not exist. */
     private List<String> list() {
+        List<String> direct = driver.childrenDirect(parent);
+        if (direct != ZkDriver.NO_ANSWER) {
+            return direct;
+        }
         CompletableFuture<CuratorEvent> f = driver.newPending();
         try {
             driver.client
@@ -307,29 +372,54 @@ final class ZkContender implements Contender {
         }
         driver.waiting.add(this);
         try {
+            String watchedName = predecessor;
             Watcher watcher = event -> {
                 if (event.getType() != Watcher.Event.EventType.None) {
                     driver.watchNotifications.incrementAndGet();
                 }
+                if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                    goneName = watchedName;
+                }
                 signal();
             };
-            CompletableFuture<CuratorEvent> f = driver.newPending();
-            String watched = path(predecessor);
-            try {
-                driver.client
-                        .checkExists()
-                        .usingWatcher(watcher)
-                        .inBackground((BackgroundCallback) (c, ev) -> f.complete(ev))
-                        .forPath(watched);
-            } catch (Exception e) {
-                f.completeExceptionally(e);
+            String watched = path(watchedName);
+            watchOnOurSession = false;
+            long sessionBefore = driver.currentSessionId();
+            long sentAt = ctx.ticker().read();
+            ZkDriver.Exists exists = driver.existsDirect(watched, watcher);
+            if (exists == ZkDriver.Exists.NO_ANSWER) {
+                CompletableFuture<CuratorEvent> f = driver.newPending();
+                try {
+                    driver.client
+                            .checkExists()
+                            .usingWatcher(watcher)
+                            .inBackground((BackgroundCallback) (c, ev) -> f.complete(ev))
+                            .forPath(watched);
+                } catch (Exception e) {
+                    f.completeExceptionally(e);
+                }
+                CuratorEvent ev = driver.await(f, "exists " + watched, ctx.lockName());
+                KeeperException.Code rc = ZkDriver.code(ev);
+                exists = rc == KeeperException.Code.OK && ev.getStat() != null
+                        ? ZkDriver.Exists.YES
+                        : rc == KeeperException.Code.NONODE ? ZkDriver.Exists.NO : ZkDriver.Exists.NO_ANSWER;
             }
-            CuratorEvent ev = driver.await(f, "exists " + watched, ctx.lockName());
+            if (exists != ZkDriver.Exists.NO_ANSWER) {
+                driver.noteAnswered(sentAt);
+                if (sessionBefore == sessionId && driver.currentSessionId() == sessionId) {
+                    watchSentAt = sentAt;
+                    watchOnOurSession = true;
+                }
+            }
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for lock '" + ctx.lockName() + "'");
             }
-            if (ZkDriver.code(ev) != KeeperException.Code.OK || ev.getStat() == null) {
-                return; // predecessor already gone (or the check failed): try again at once
+            if (exists == ZkDriver.Exists.NO) {
+                goneName = watchedName; // predecessor already gone: try again at once
+                return;
+            }
+            if (exists != ZkDriver.Exists.YES) {
+                return; // the check failed: try again at once
             }
             monitor.lock();
             try {

@@ -26,9 +26,12 @@ import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,6 +94,12 @@ public final class ZkDriver implements LockDriver {
     final AtomicLong childrenRereads = new AtomicLong();
     final AtomicLong statRereads = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
+    final AtomicLong skippedRereads = new AtomicLong();
+
+    // send time and session of the latest request the server answered (see noteAnswered)
+    private final Object heardLock = new Object();
+    private long lastAnsweredSentAt;
+    private long lastAnsweredSession;
 
     /**
      * @param client a started client
@@ -162,6 +171,14 @@ public final class ZkDriver implements LockDriver {
         return childrenRereads.get();
     }
 
+    /**
+     * How often a waiter took the lock on its predecessor's deletion without listing the children
+     * again (the predecessor was the lowest node, so nothing else can be below us).
+     */
+    public long skippedRereads() {
+        return skippedRereads.get();
+    }
+
     /** How often the create reply lacked the node's Stat, so the czxid took an extra read. */
     public long statRereads() {
         return statRereads.get();
@@ -189,11 +206,27 @@ public final class ZkDriver implements LockDriver {
     /** The server answered a request sent at {@code sentAt} on the current session. */
     void noteAnswered(long sentAt) {
         long session = currentSessionId();
+        synchronized (heardLock) {
+            if (session != lastAnsweredSession || sentAt - lastAnsweredSentAt > 0) {
+                lastAnsweredSession = session;
+                lastAnsweredSentAt = sentAt;
+            }
+        }
         long deadline = sessionDeadline(sentAt);
         for (ZkHeld h : held) {
             if (h.sessionId == session) {
                 h.heard(deadline);
             }
+        }
+    }
+
+    /**
+     * The later of {@code sentAt} and the send time of the latest request the server answered on
+     * {@code session} (both are send times of requests the server answered on that session).
+     */
+    long latestAnswered(long session, long sentAt) {
+        synchronized (heardLock) {
+            return session == lastAnsweredSession && lastAnsweredSentAt - sentAt > 0 ? lastAnsweredSentAt : sentAt;
         }
     }
 
@@ -454,13 +487,108 @@ public final class ZkDriver implements LockDriver {
                 what + " failed: " + rc, lockName, BACKEND, KeeperException.create(rc, ev.getPath()));
     }
 
+    // ---------------------------------------------------------------- direct requests
+    //
+    // The hot path (listing a lock's queue, setting the predecessor watch, the release's delete)
+    // uses the ZooKeeper handle's synchronous calls: ZooKeeper's SendThread wakes the caller
+    // directly when the reply arrives. Curator's background callbacks (and the raw asynchronous
+    // API) run on the EventThread instead, one more thread hand-over per request, which costs tens
+    // of microseconds on a busy machine. Whenever a direct call cannot be used or does not give a
+    // clear answer (not connected, the thread interrupted, connection loss, any other error), the
+    // Curator request below is used instead, with its retries, guaranteed deletes and errors.
+
+    /** The handle for a direct call, or {@code null} to use the Curator request. */
+    private ZooKeeper direct() {
+        if (closed
+                || Thread.currentThread().isInterrupted()
+                || !client.getZookeeperClient().isConnected()) {
+            return null;
+        }
+        try {
+            return client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** {@code path} with the client's namespace (chroot) in front, for the ZooKeeper handle. */
+    private String namespaced(String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    /** Marker for "the direct call gave no clear answer, use the Curator request". */
+    static final List<String> NO_ANSWER = List.of("\u0000");
+
     /**
-     * Deletes {@code path} with Curator's guaranteed delete (if the connection drops, Curator
-     * retries in the background until it succeeds or the node is gone) and waits for the outcome.
+     * The children of {@code parent} by a direct call: the list, {@code null} if the parent does
+     * not exist, or {@link #NO_ANSWER}.
+     */
+    List<String> childrenDirect(String parent) {
+        ZooKeeper zk = direct();
+        if (zk == null) {
+            return NO_ANSWER;
+        }
+        try {
+            return zk.getChildren(namespaced(parent), false);
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return NO_ANSWER;
+        } catch (Exception e) {
+            log.debug("distlock.zookeeper.direct_children_failed path={}", parent, e);
+            return NO_ANSWER;
+        }
+    }
+
+    /** Outcome of {@link #existsDirect}. */
+    enum Exists {
+        YES,
+        NO,
+        NO_ANSWER
+    }
+
+    /** {@code exists} with a watch, by a direct call. */
+    Exists existsDirect(String path, Watcher watcher) {
+        ZooKeeper zk = direct();
+        if (zk == null) {
+            return Exists.NO_ANSWER;
+        }
+        try {
+            Stat s = zk.exists(namespaced(path), watcher);
+            return s == null ? Exists.NO : Exists.YES;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Exists.NO_ANSWER;
+        } catch (Exception e) {
+            log.debug("distlock.zookeeper.direct_exists_failed path={}", path, e);
+            return Exists.NO_ANSWER;
+        }
+    }
+
+    /**
+     * Deletes {@code path}: a direct call first; without a clear answer, Curator's guaranteed delete
+     * (if the connection drops, Curator retries in the background until it succeeds or the node is
+     * gone), whose outcome it waits for.
      *
      * @return {@code true} if deleted, {@code false} if it did not exist
      */
     boolean delete(String path, String lockName) {
+        ZooKeeper zk = direct();
+        if (zk != null) {
+            try {
+                zk.delete(namespaced(path), -1);
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                return false;
+            } catch (InterruptedException e) {
+                // the delete was sent; the guaranteed delete below finishes the job (it may then
+                // find the node gone, as after a connection loss with Curator's own retry)
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                log.debug("distlock.zookeeper.direct_delete_failed path={}", path, e);
+            }
+        }
         CompletableFuture<CuratorEvent> f = newPending();
         try {
             client.delete()

@@ -1,0 +1,74 @@
+package io.distlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.fencing.InMemoryFencingGuard;
+import io.distlock.fencing.StaleTokenException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The fixture's cutClientNetwork hook (each client behind its own {@code TcpProxy}) on a ZooKeeper
+ * 3.8 server process: a partitioned holder stops believing it holds the lock before the server
+ * expires its session and hands the lock to the next client.
+ */
+@Timeout(60)
+class ZooKeeperNetworkCutIT {
+    private static final LockOptions SESSION_2S =
+            LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
+    private static ZooKeeperFixture fixture;
+
+    @BeforeAll
+    static void startServer() {
+        fixture = ZooKeeperFixture.serverProcess();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        fixture.close();
+    }
+
+    @Test
+    void cutClientNetwork_holder_lostBeforeOtherAcquiresThenWorksAgainAfterRestore() throws Exception {
+        String name = "it/network-cut";
+        try (LockProvider holder = fixture.newClient(SESSION_2S);
+                LockProvider other = fixture.newClient(SESSION_2S)) {
+            InMemoryFencingGuard guard = new InMemoryFencingGuard();
+            Lease old = holder.lock(name).acquire();
+            guard.check("row", old.fencingToken().getAsLong());
+            AtomicLong lostAt = new AtomicLong();
+            old.lost().thenRun(() -> lostAt.set(System.nanoTime()));
+            fixture.cutClientNetwork(holder);
+            try {
+                // waits from before the partition: the server hands the lock over only after it
+                // expired the partitioned session, and the holder must know before that
+                Lease next = other.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow();
+                long acquiredAt = System.nanoTime();
+                assertThat(old.lost().toCompletableFuture()).isDone();
+                assertThat(old.isValid()).isFalse();
+                assertThat(acquiredAt - lostAt.get()).isPositive();
+                assertThat(next.fencingToken().getAsLong())
+                        .isGreaterThan(old.fencingToken().getAsLong());
+                guard.check("row", next.fencingToken().getAsLong());
+                Assertions.assertThatThrownBy(
+                                () -> guard.check("row", old.fencingToken().getAsLong()))
+                        .isInstanceOf(StaleTokenException.class);
+                next.release();
+            } finally {
+                fixture.restoreClientNetwork(holder);
+            }
+            // the healed client gets a new session and takes the lock again
+            Lease again = holder.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow();
+            assertThat(again.isValid()).isTrue();
+            again.release();
+        }
+    }
+}
