@@ -429,6 +429,17 @@ public final class MySqlDriver implements LockDriver {
         closeQuietly(c);
     }
 
+    /** The JDBC driver's connection under a pool's proxy, or {@code c} itself. */
+    static Connection physical(Connection c) {
+        try {
+            return c.isWrapperFor(com.mysql.cj.jdbc.JdbcConnection.class)
+                    ? c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class)
+                    : c;
+        } catch (SQLException e) {
+            return c;
+        }
+    }
+
     static void closeQuietly(Connection c) {
         try {
             c.close();
@@ -731,15 +742,12 @@ public final class MySqlDriver implements LockDriver {
                 return false;
             }
             try {
-                try (Statement s = conn.createStatement()) {
-                    s.execute("SET SESSION wait_timeout = DEFAULT");
-                }
+                // COMMIT first: the lock is free (and a waiter granted) one round trip earlier
                 if (rollbackOnRelease) {
                     conn.rollback();
                 } else {
                     conn.commit();
                 }
-                restoreAutoCommit(conn);
             } catch (SQLException e) {
                 evict(conn);
                 if (isConnectionError(e)) {
@@ -747,6 +755,20 @@ public final class MySqlDriver implements LockDriver {
                     return false;
                 }
                 throw unavailable("release failed", ctx.lockName(), e);
+            }
+            try {
+                // The connection holds nothing now; it goes back to the pool with the server's
+                // default idle timeout, or not at all. Sent on the driver's own connection: through
+                // HikariCP's proxy a statement after the COMMIT marks the connection dirty and the
+                // pool sends a ROLLBACK when it is returned (one more round trip).
+                try (Statement s = physical(conn).createStatement()) {
+                    s.execute("SET SESSION wait_timeout = DEFAULT");
+                }
+                restoreAutoCommit(conn);
+            } catch (SQLException e) {
+                log.debug("distlock.mysql.reset_after_release_failed lock={}", ctx.lockName(), e);
+                evict(conn);
+                return true;
             }
             closeQuietly(conn);
             return true;
