@@ -502,8 +502,10 @@ class MySqlLockProviderIT {
             }
             long perCycle = (questions(root) - q0 - 1) / cycles;
             System.out.println("mysql acquire+release statements per cycle: " + perCycle);
-            // SELECT ... SKIP LOCKED, REPLACE (token), SET wait_timeout; SET wait_timeout, COMMIT
-            assertThat(perCycle).isLessThanOrEqualTo(5);
+            // SELECT ... SKIP LOCKED, REPLACE (token); COMMIT. The released connection stays warm
+            // (wait_timeout still the lease's) for the next acquisition; a cold one adds SET
+            // wait_timeout at acquisition and its reset after the release (5)
+            assertThat(perCycle).isLessThanOrEqualTo(3);
         }
     }
 
