@@ -69,7 +69,10 @@ final class MySqlBackend extends ServerBackend {
         }
         String uri = "mysql://" + server.user() + ":" + URLEncoder.encode(server.password(), StandardCharsets.UTF_8)
                 + "@" + server.host() + ":" + server.port() + "/" + server.database()
-                + "?createTable=true&poolSize=24"; // one connection per held lock
+                // one connection per held lock; a 10 s lease as for Redis and Redlock, so that the
+                // renewal hold (5 s) sees each lock's heartbeat (every 3.3 s; at the default 30 s
+                // lease it comes every 10 s and the hold saw none)
+                + "?createTable=true&poolSize=24&leaseTime=10s";
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("mysql", uri)
                 .withFloor(this::selectOne, 2)

@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * <p>Pool sizing: every held lock keeps one connection (its open transaction) for the life of its
  * lease, and every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
  * waits, each {@code claimRows} call keeps one for its transaction, and the provider keeps one for
- * fencing tokens. Size the pool at least {@code (locks held at once) + (concurrent waiters) +
- * (concurrent claims) + 1}; when the pool
+ * fencing tokens. A released lock connection may be kept for the next acquisition for up to 200
+ * ms (given back within 50 ms when someone waits for the pool). Size the pool at least {@code (locks
+ * held at once) + (concurrent waiters) + (concurrent claims) + 1}; when the pool
  * is exhausted an acquisition fails after {@link #connectionTimeout()} with a {@link
  * io.distlock.BackendUnavailableException}.
  *
