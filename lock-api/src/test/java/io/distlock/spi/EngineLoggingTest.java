@@ -102,7 +102,7 @@ class EngineLoggingTest {
     @Test
     void renewal_leaseKeptAlive_renewedAtTraceOnly() {
         try (MemoryLockProvider p =
-                client(LockOptions.builder().leaseTime(Duration.ofMillis(60)).build())) {
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(300)).build())) {
             Lease lease = p.lock("log-renew").tryAcquire().orElseThrow();
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> events("log-renew").stream()
@@ -121,7 +121,8 @@ class EngineLoggingTest {
     @Test
     void lost_lockTakenAwayOnTheServer_warnWithTheReason() throws Exception {
         try (MemoryLockProvider p =
-                client(LockOptions.builder().leaseTime(Duration.ofMillis(150)).build())) {
+                // a renewal (every third of the lease) must find the key gone well before the validity deadline passes
+                client(LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build())) {
             Lease lease = p.lock("log-lost").tryAcquire().orElseThrow();
             server.expire("log-lost");
             lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
