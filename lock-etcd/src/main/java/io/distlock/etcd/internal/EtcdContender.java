@@ -64,18 +64,9 @@ final class EtcdContender implements Contender, Session.Listener {
     private ByteSequence ourKey;
     private long ourRevision;
     private ByteSequence predecessor;
-    /*
-     * The current wait (guarded by mutex): how many keys older than ours existed at revision
-     * confirmedAt (0 until the read that confirms the wait's watch has answered), and the
-     * revisions at which the watch saw older keys deleted. The lock is ours once every older key
-     * seen at confirmedAt was deleted after it, with our own key still there: no further read.
-     */
-    private long confirmedAt;
-    private long olderAtConfirm;
     /** Which wait the watch callbacks belong to: a late answer to an earlier wait's watch is ignored. */
-    private long waitGeneration;
+    private long waitGeneration; // guarded by mutex
 
-    private final java.util.ArrayList<Long> olderDeletes = new java.util.ArrayList<>();
     private final Object ownWatchLock = new Object();
     private EtcdDriver.Delayed ownWatchTask; // guarded by ownWatchLock
     private boolean ownWatchStopped; // guarded by ownWatchLock
@@ -119,10 +110,6 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     private Optional<HeldLock> tryOnce() {
-        Optional<HeldLock> handedOver = handedOver();
-        if (handedOver.isPresent()) {
-            return handedOver;
-        }
         for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
             Session s = driver.perLockLease() ? lockLease() : driver.session(lockName);
             if (session != s) {
@@ -196,51 +183,6 @@ final class EtcdContender implements Contender, Session.Listener {
             return s;
         }
         return driver.grantLockLease(lockName);
-    }
-
-    /**
-     * The lock handed over by the current wait's watch, without a request: the read that confirmed
-     * the watch counted the keys older than ours, the watch (one stream, in revision order) has
-     * since seen each of them deleted, and it saw no delete of our own key before the last of
-     * those. Keys older than ours can only disappear (a new key gets a newer create revision), so
-     * at that revision ours was the oldest: the lock was ours, exactly as a read would have said.
-     * This holds whoever deleted the older keys (holder's release, a waiter timing out mid-queue,
-     * an expired lease). Anything less certain goes through the transaction.
-     */
-    private Optional<HeldLock> handedOver() {
-        Session s = session;
-        ByteSequence key = ourKey;
-        if (s == null
-                || key == null
-                || !s.alive()
-                || ownKeyDeleted
-                || Deadlines.passed(driver.ticker(), s.validUntil())) {
-            return Optional.empty();
-        }
-        mutex.lock();
-        try {
-            if (confirmedAt == 0 || olderLeft() != 0) {
-                return Optional.empty();
-            }
-            confirmedAt = 0;
-            olderDeletes.clear();
-        } finally {
-            mutex.unlock();
-        }
-        Held h = new Held(s, key, ourRevision);
-        held = h;
-        return Optional.of(h);
-    }
-
-    /** Keys older than ours still there, as far as the confirmed wait knows. Holding mutex. */
-    private long olderLeft() {
-        long left = olderAtConfirm;
-        for (long rev : olderDeletes) {
-            if (rev > confirmedAt) {
-                left--;
-            }
-        }
-        return left;
     }
 
     /**
@@ -388,43 +330,31 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     /**
-     * Watches the deletes of the lock's keys for one wait, so that no delete is missed, none is
-     * delivered late and the hand-off needs no request.
+     * Watches our predecessor (the key created last before ours) for deletion, for one wait: only
+     * the next waiter in line is woken by a release, never the whole queue.
      *
      * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
      * synced group at once: a watch whose start revision is already history is served from the
-     * "unsynced" group, which etcd 3.4 drains only every 100 ms. Once the server confirms the
-     * watch, one read (linearizable, so at a revision after the watch's start) counts the keys
-     * older than ours and checks that ours is still there; every delete after that read comes
-     * through the watch, in revision order, with its previous create revision. When the older keys
-     * counted are all gone and ours is not, the lock is ours ({@link #handedOver()}). The watch
-     * covers the lock's whole prefix: each waiter is told of every delete of the lock (one small
-     * event each), but only the one whose older keys are all gone is woken and sends anything.
+     * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete between the read that
+     * named the predecessor and the watch's start would be missed, so once the server confirms the
+     * watch, one read checks the predecessor is still there (linearizable, so at a revision after
+     * the watch's start); if it is gone, the waiter looks again at once. When the predecessor goes,
+     * the woken waiter re-checks with its transaction (one round trip): the predecessor may have
+     * been a waiter that gave up, not the holder, and the transaction also proves our own key is
+     * still there.
      */
-    private Watch.Watcher watchQueue(long generation, long ourRev, ByteSequence key) {
-        WatchOption opt = WatchOption.builder()
-                .isPrefix(true)
-                .withNoPut(true)
-                .withPrevKV(true)
-                .withCreateNotify(true)
-                .build();
-        return driver.watch().watch(lockPrefix, opt, new Watch.Listener() {
+    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred) {
+        WatchOption opt =
+                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
+        return driver.watch().watch(pred, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 if (response.isCreatedNotify()) {
-                    confirm(generation, ourRev, key);
+                    confirm(generation, pred);
                 }
                 for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() != WatchEvent.EventType.DELETE) {
-                        continue;
-                    }
-                    if (e.getKeyValue().getKey().equals(key)) {
-                        ownKeyDeletedIn(generation);
-                        continue;
-                    }
-                    KeyValue prev = e.getPrevKV();
-                    if (prev != null && prev.getCreateRevision() > 0 && prev.getCreateRevision() < ourRev) {
-                        olderDeleted(generation, e.getKeyValue().getModRevision());
+                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
+                        wakeFor(generation);
                     }
                 }
             }
@@ -441,75 +371,27 @@ final class EtcdContender implements Contender, Session.Listener {
         });
     }
 
-    /**
-     * The read that confirms a wait's watch: the keys up to ours, newest first (keys only). Their
-     * number is counted from the list: etcd's {@code count} field ignores the create-revision
-     * filter.
-     */
-    private void confirm(long generation, long ourRev, ByteSequence key) {
-        GetOption upToOurs = GetOption.builder()
-                .isPrefix(true)
-                .withMaxCreateRevision(ourRev)
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.DESCEND)
-                .withKeysOnly(true)
-                .build();
-        driver.within(driver.kv().get(lockPrefix, upToOurs), driver.requestTimeoutNanos())
+    /** The read that confirms a wait's watch: is the predecessor still there? (keys only) */
+    private void confirm(long generation, ByteSequence pred) {
+        GetOption exists = GetOption.builder().withCountOnly(true).build();
+        driver.within(driver.kv().get(pred, exists), driver.requestTimeoutNanos())
                 .whenComplete((r, t) -> {
-                    if (t != null) {
-                        wake(); // read again through the transaction
-                        return;
-                    }
-                    if (r.getKvs().isEmpty() || !r.getKvs().get(0).getKey().equals(key)) {
-                        ownKeyDeletedIn(generation);
-                        return;
-                    }
-                    boolean free;
-                    mutex.lock();
-                    try {
-                        if (generation != waitGeneration) {
-                            return;
-                        }
-                        confirmedAt = r.getHeader().getRevision();
-                        olderAtConfirm = r.getKvs().size() - 1;
-                        free = olderLeft() <= 0;
-                    } finally {
-                        mutex.unlock();
-                    }
-                    if (free) {
-                        wake();
+                    if (t != null || r.getCount() == 0) {
+                        wakeFor(generation); // gone before the watch started, or unknown: look again
                     }
                 });
     }
 
-    private void ownKeyDeletedIn(long generation) {
+    private void wakeFor(long generation) {
         mutex.lock();
         try {
             if (generation != waitGeneration) {
                 return;
             }
-            ownKeyDeleted = true;
             changes++;
             changed.signalAll();
         } finally {
             mutex.unlock();
-        }
-    }
-
-    private void olderDeleted(long generation, long revision) {
-        boolean free;
-        mutex.lock();
-        try {
-            if (generation != waitGeneration) {
-                return;
-            }
-            olderDeletes.add(revision);
-            free = confirmedAt != 0 && olderLeft() <= 0;
-        } finally {
-            mutex.unlock();
-        }
-        if (free) {
-            wake();
         }
     }
 
@@ -569,13 +451,10 @@ final class EtcdContender implements Contender, Session.Listener {
         try {
             seen = changes;
             generation = ++waitGeneration;
-            confirmedAt = 0;
-            olderAtConfirm = 0;
-            olderDeletes.clear();
         } finally {
             mutex.unlock();
         }
-        Watch.Watcher w = watchQueue(generation, ourRevision, ourKey);
+        Watch.Watcher w = watchPredecessor(generation, pred);
         try {
             mutex.lockInterruptibly();
             try {
