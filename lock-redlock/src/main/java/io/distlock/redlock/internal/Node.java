@@ -189,6 +189,14 @@ final class Node implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether every I/O thread of this node is busy (requests queue behind earlier ones, as behind
+     * a stalled node), as opposed to a free thread that has not been scheduled yet.
+     */
+    boolean backlogged() {
+        return io.getActiveCount() >= io.getMaximumPoolSize();
+    }
+
     /** Passes this node over as probe leader for a while (it failed or did not answer in time). */
     void markSuspect() {
         suspectUntil = ticker.read() + SUSPECT_NANOS;

@@ -552,8 +552,10 @@ public final class RedlockDriver implements LockDriver {
 
         /**
          * Compare-and-delete on every node, on each node's release lane (never behind acquisition
-         * rounds). Ends as soon as a majority answered: {@code true} unless a majority no longer
-         * held our value. A node has {@code nodeTimeout} from the moment its request is sent (not
+         * rounds). Ends as soon as a majority deleted our value ({@code true}) or a majority no
+         * longer held it ({@code false}); otherwise, once every node answered or timed out, {@code
+         * true} if a majority answered (nodes that refused round 1 never held our value), else
+         * {@link BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is sent (not
          * from the start of the round, so a client thread scheduled late does not count against
          * the node), and the round ends at the latest after {@code socketTimeout}.
          */
@@ -575,18 +577,24 @@ public final class RedlockDriver implements LockDriver {
                                             .handle((r, e) -> null)
                                             .thenCompose(ignored ->
                                                     n.<Long>runRelease(Scripts.RELEASE, keyList, args, send)))
-                    .decidedByAnyMajority();
+                    .neverDropped();
             long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
             round.awaitTimed(
                     ticker,
                     releaseDeadline,
                     nodeTimeoutNanos,
                     Deadlines.after(sentAt, options.socketTimeout().toNanos()));
+            if (round.yesCount() >= quorum) {
+                return true;
+            }
             if (round.noCount() >= quorum) {
                 log.debug("distlock.redlock.release_not_owner lock={}", name);
-                return false;
+                return false; // a majority no longer held our value
             }
             if (round.yesCount() + round.noCount() >= quorum) {
+                // a majority answered, but our value was on fewer (nodes that refused round 1, a
+                // node that did not answer in time): at most a minority may still hold it, until its TTL
+                log.debug("distlock.redlock.release_by_answers lock={}", name);
                 return true;
             }
             throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);

@@ -26,7 +26,6 @@ final class Round<T> {
     private int noCount;
     private int errorCount;
     private final ReentrantLock lock = new ReentrantLock();
-    private boolean anyAnswers; // guarded by lock
     private volatile boolean neverDropped;
     /** Set when the caller stopped waiting: requests not sent yet are dropped. */
     private volatile boolean over;
@@ -115,7 +114,10 @@ final class Round<T> {
         lock.lock();
         try {
             recordLocked(i, value, error);
-            changed.signalAll();
+            if (decided()) {
+                // wake the caller once, when the outcome is known, not at every answer
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }
@@ -139,29 +141,16 @@ final class Round<T> {
 
     private boolean decided() {
         int pending = nodes.size() - yesCount - noCount - errorCount;
-        if (anyAnswers) {
-            int answered = yesCount + noCount;
-            return answered >= quorum || answered + pending < quorum;
-        }
         return yesCount >= quorum || yesCount + pending < quorum;
     }
 
     /**
-     * Makes the round end as soon as a majority answered, yes or no (a release: once a majority no
-     * longer holds our value, nobody waits for the rest), instead of when a majority said yes. Its
-     * requests are never dropped, so {@link #awaitTimed} waits for queued ones until they are sent
-     * (and a node timeout more), up to its cap.
+     * Marks the round's requests as never dropped (a release), so {@link #awaitTimed} waits for
+     * queued ones until they are sent (and a node timeout more), up to its cap.
      */
-    Round<T> decidedByAnyMajority() {
-        lock.lock();
-        try {
-            anyAnswers = true;
-            neverDropped = true;
-            changed.signalAll();
-            return this;
-        } finally {
-            lock.unlock();
-        }
+    Round<T> neverDropped() {
+        neverDropped = true;
+        return this;
     }
 
     /**
@@ -189,11 +178,13 @@ final class Round<T> {
                     continue;
                 }
                 long s = sent.get(i);
-                // not sent yet: one more node timeout after the first deadline (then it is dropped),
-                // or, for requests that are never dropped (releases), until it is sent
+                // not sent yet: if the node's I/O threads are all busy (a backlog behind a stalled
+                // node), one more node timeout after the first deadline, then it is dropped;
+                // otherwise (a thread not scheduled yet on a loaded machine) or for requests that
+                // are never dropped (releases), until it is sent and a node timeout more
                 long due = s != 0
                         ? now - (wall - s) + nodeTimeoutNanos
-                        : neverDropped ? now + nodeTimeoutNanos : firstDeadline + nodeTimeoutNanos;
+                        : neverDropped || !n.backlogged() ? now + nodeTimeoutNanos : firstDeadline + nodeTimeoutNanos;
                 if (due - next > 0) {
                     next = due;
                 }
