@@ -245,16 +245,21 @@ class RedlockFaultsIT {
                 RedlockLockProvider b = open(addresses(nodes), slowPolling)) {
             Lease held = a.lock("wake").tryAcquire().orElseThrow();
             java.util.concurrent.atomic.AtomicLong acquiredAt = new java.util.concurrent.atomic.AtomicLong();
+            // a thread of its own, not the common pool (one thread on a 2-core machine, maybe busy)
             java.util.concurrent.CompletableFuture<Optional<Lease>> waiter =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    new java.util.concurrent.CompletableFuture<>();
+            Thread waiting = new Thread(
+                    () -> {
                         try {
                             Optional<Lease> l = b.lock("wake").tryAcquire(Duration.ofSeconds(10));
                             acquiredAt.set(System.nanoTime());
-                            return l;
-                        } catch (InterruptedException e) {
-                            throw new IllegalStateException(e);
+                            waiter.complete(l);
+                        } catch (InterruptedException | RuntimeException e) {
+                            waiter.completeExceptionally(e);
                         }
-                    });
+                    },
+                    "redlock-faults-it-waiter");
+            waiting.start();
             // the waiter has subscribed on a node that refused it
             await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(nodes) > 0);
             long releasedAt = System.nanoTime();
