@@ -27,8 +27,11 @@ final class Round<T> {
     private int errorCount;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean neverDropped;
-    /** Set when the caller stopped waiting: requests not sent yet are dropped. */
+    /** Set when the caller stopped waiting: requests not sent by {@link #dropAfter} are dropped. */
     private volatile boolean over;
+
+    private volatile Ticker dropTicker;
+    private volatile long dropAfter;
     /** Per node: {@link #QUEUED}, {@link #SENT} or {@link #DROPPED}. */
     private final java.util.concurrent.atomic.AtomicIntegerArray state;
 
@@ -53,7 +56,11 @@ final class Round<T> {
 
     /** Asked by node {@code i}'s request right before it goes on the wire: may it go? */
     private boolean send(int i) {
-        if (over) {
+        // dropped only once the caller stopped waiting and the round's first deadline passed: a
+        // request picked up late but while the round could still use it (or before that deadline,
+        // to hold the lock on more than a bare majority) goes out
+        Ticker t = dropTicker;
+        if (over && t != null && t.read() - dropAfter > 0) {
             state.compareAndSet(i, QUEUED, DROPPED);
             return false;
         }
@@ -164,6 +171,8 @@ final class Round<T> {
      */
     boolean awaitTimed(Ticker ticker, long firstDeadline, long nodeTimeoutNanos, long cap) {
         long deadline = Math.min(firstDeadline, cap);
+        dropAfter = firstDeadline;
+        dropTicker = ticker;
         while (!awaitDecided(ticker, deadline)) {
             long now = ticker.read();
             if (now - cap >= 0) {
