@@ -29,8 +29,8 @@ import redis.clients.jedis.HostAndPort;
  *       majority {@code N/2+1} said yes, or a majority has become impossible), or once every pending
  *       node had {@link RedlockOptions#nodeTimeout()} from the moment its request was sent (a
  *       client thread scheduled late does not count against the node); a node that has not
- *       answered by then counts as failed. A request that could not be sent before its round ended
- *       because the node's I/O threads were all busy is dropped.
+ *       answered by then counts as failed. A request still unsent at its round's first deadline once
+ *       the round is over (a backlog behind a stalled node) is dropped, not sent late.
  *   <li>Acquire, round 1: a Lua script per node does {@code SET lock owner NX PX leaseTime} and
  *       returns {@code max(the node's fencing counter, the node's clock in µs)}. The lock counts as acquired only with a majority and
  *       positive validity, {@code validity = leaseTime - elapsed - drift} with {@code drift =
