@@ -24,35 +24,43 @@ import redis.clients.jedis.HostAndPort;
  *   <li>N independent masters (no replication between them), N odd and at least 3; an even N only
  *       with {@link RedlockOptions#allowEvenNodeCount()}. Each node has its own Jedis pool and its
  *       own small I/O executor (threads {@code distlock-redlock-io-N-nodeK-M}, daemon, stopped on
- *       {@link #close()}).
+ *       {@link #close()}), plus a release lane of the same size ({@code ...-nodeK-release-M}) so a
+ *       release never queues behind acquisition rounds.
  *   <li>Every round is sent to all nodes at once and ends as soon as its outcome is decided (a
- *       majority {@code N/2+1} said yes, or a majority has become impossible), or after {@link
- *       RedlockOptions#nodeTimeout()}; a node that has not answered by then counts as failed.
+ *       majority {@code N/2+1} said yes, or a majority has become impossible), or once every pending
+ *       node had {@link RedlockOptions#nodeTimeout()} from the moment its request was sent (a
+ *       client thread scheduled late does not count against the node); a node that has not
+ *       answered by then counts as failed. A request still unsent at its round's first deadline once
+ *       the round is over (a backlog behind a stalled node) is dropped, not sent late.
  *   <li>Acquire, round 1: a Lua script per node does {@code SET lock owner NX PX leaseTime} and
- *       returns the node's fencing counter. The lock counts as acquired only with a majority and
+ *       returns {@code max(the node's fencing counter, the node's clock in µs)}. The lock counts as acquired only with a majority and
  *       positive validity, {@code validity = leaseTime - elapsed - drift} with {@code drift =
  *       leaseTime * clockDriftFactor + minimumSafetyMargin} ({@link LockOptions}; 1% + 2 ms by
  *       default). Otherwise it is released on every node, including nodes that did not answer
  *       (after their pending request), and the caller tries again after a random delay.
- *   <li>Acquire, round 2 (fencing): {@code t = max(counters of all nodes that answered) + 1}; a
+ *   <li>Acquire, round 2 (fencing): {@code t = max(values read from the nodes that answered) + 1}; a
  *       script per node raises the counter (a key without TTL) to {@code t} only while the node
  *       still holds our owner value. Acquired only if round 2 succeeded on a majority before the
  *       validity ran out; otherwise released everywhere. {@link RedlockOptions#fencing()} {@code
  *       false} skips round 2 (one round, no token).
- *   <li>Release: compare-and-delete on every node in parallel. Renewal (the engine's watchdog):
+ *   <li>Release: compare-and-delete on every node in parallel, on the release lanes; a node whose
+ *       round-1 request was still queued (never sent) is skipped. Renewal (the engine's watchdog):
  *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
  *       the remaining validity. Total hold time can be capped with {@link
  *       LockOptions#maxHoldTime()}.
- *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): a waiter subscribes
- *       (lock-redis's pub/sub subscriber, one connection and thread {@code
- *       distlock-redis-subscriber-N} per node, started on first use) to the lock's release channel
- *       on one node that refused its last try, and tries again when the holder's release publishes
- *       there, or when that node's TTL for the holder's key runs out, or at its deadline. One release
- *       wakes one waiter of a provider (no herd). When no refusing node is available, or the
- *       subscription is not confirmed, it falls back to a random delay between a quarter of and
- *       {@link RedlockOptions#maxRetryDelay()}. After a split vote (some nodes granted, no
- *       majority) it retries after a random delay of up to a quarter of that, so contenders woken
- *       by the same release do not split again.
+ *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): the provider
+ *       subscribes to the lock's release channel on <em>every</em> node (lock-redis's pub/sub
+ *       subscriber, one connection and thread {@code distlock-redis-subscriber-N} per node, started
+ *       on first use; one subscription per node and lock name, whatever the number of waiters). The
+ *       first release message from any node wakes one waiter of the provider (the longest waiting
+ *       one); further messages of the same release wake nobody else. A woken waiter asks one
+ *       leader node first (chosen by the lock name's hash, passed over for a second after it failed)
+ *       and the other nodes only if the leader granted, so waiters of many providers woken by the
+ *       same release find out on one node who won instead of splitting the votes of all nodes. A
+ *       wait is bounded by the shortest TTL a refusing node reported for the holder's key. Fallback
+ *       while fewer than a majority of subscriptions are confirmed, or when no node reported a TTL:
+ *       a random delay between a quarter of and {@link RedlockOptions#maxRetryDelay()}. After a
+ *       split vote it retries after a random delay of up to a quarter of that.
  *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
  *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
  * </ul>
@@ -82,9 +90,19 @@ import redis.clients.jedis.HostAndPort;
  *       lock key. The assumption holds when every node persists each write before answering (AOF
  *       with {@code appendfsync always}); then set {@link RedlockOptions#assumePersistence()} and
  *       the provider reports {@link Capabilities#fencingSurvivesServerRestart()}. A delayed restart
- *       protects mutual exclusion but <em>not</em> the counters: a node back without its data
- *       starts again from 0, and a later holder whose majority meets the earlier one only on such
- *       nodes may receive a smaller or equal token. Counter keys ({@code <prefix>:{name}:token})
+ *       protects mutual exclusion but <em>not</em> the counters.
+ *       <p>Without persistence, tokens still increase across data loss through the <b>clock
+ *       floor</b>: round 1 reads {@code max(counter, node clock in µs)}, so a next holder whose
+ *       majority meets the previous one only on nodes that lost their counters (restart without
+ *       data) proposes at least its nodes' clock reading + 1. That token is larger than the
+ *       previous one provided that (a) no node's clock is set back (NTP step, VM restore, manual
+ *       change), and (b) the node clocks differ by less than the time between the previous
+ *       holder's round 1 and the next holder's (which includes the restart) — tokens are at most
+ *       the fastest node's clock at the previous acquisition plus one per acquisition within the
+ *       same microsecond. This rests on node clocks, not on anything the protocol checks, so the
+ *       declared capability does not change: {@code fencingSurvivesServerRestart} stays {@code
+ *       false} without {@code assumePersistence} (tested, not promised). Tokens are therefore
+ *       large numbers (about 1.7 × 10<sup>15</sup> in 2024), not small counters. Counter keys ({@code <prefix>:{name}:token})
  *       have no TTL; each lock name leaves one small key per node.
  *   <li>Not FIFO, not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
  * </ul>

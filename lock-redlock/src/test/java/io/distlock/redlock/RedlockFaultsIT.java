@@ -200,6 +200,29 @@ class RedlockFaultsIT {
         }
     }
 
+    /**
+     * Fencing tokens after a majority of nodes lost their data between two holders: round 1 floors
+     * each node's counter at its clock (µs), so the next token is larger although no surviving node
+     * answers. Without that floor the next holder would read 0 everywhere and get token 1 again.
+     */
+    @Test
+    void fencing_majorityRestartedWithoutDataBetweenHolders_nextTokenIsLarger() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider a = open(addresses(nodes), longLease());
+                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+            long first = acquireAndRelease(a, "amnesia");
+            for (int i = 0; i < 3; i++) {
+                nodes.get(i).restart(false); // no AOF, no RDB: the counters are gone
+            }
+            nodes.get(3).kill(); // the two nodes that kept their counters do not answer either
+            nodes.get(4).kill();
+            long second = await().atMost(Duration.ofSeconds(5))
+                    .ignoreException(BackendUnavailableException.class)
+                    .until(() -> acquireAndRelease(b, "amnesia"), t -> true);
+            assertThat(second).as("token after 3 of 5 nodes lost their data").isGreaterThan(first);
+        }
+    }
+
     /** One try; a node failure counts as not acquired (what matters here is who holds the lock). */
     private static Optional<Lease> attempt(RedlockLockProvider p, String name) {
         try {
@@ -222,16 +245,21 @@ class RedlockFaultsIT {
                 RedlockLockProvider b = open(addresses(nodes), slowPolling)) {
             Lease held = a.lock("wake").tryAcquire().orElseThrow();
             java.util.concurrent.atomic.AtomicLong acquiredAt = new java.util.concurrent.atomic.AtomicLong();
+            // a thread of its own, not the common pool (one thread on a 2-core machine, maybe busy)
             java.util.concurrent.CompletableFuture<Optional<Lease>> waiter =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    new java.util.concurrent.CompletableFuture<>();
+            Thread waiting = new Thread(
+                    () -> {
                         try {
                             Optional<Lease> l = b.lock("wake").tryAcquire(Duration.ofSeconds(10));
                             acquiredAt.set(System.nanoTime());
-                            return l;
-                        } catch (InterruptedException e) {
-                            throw new IllegalStateException(e);
+                            waiter.complete(l);
+                        } catch (InterruptedException | RuntimeException e) {
+                            waiter.completeExceptionally(e);
                         }
-                    });
+                    },
+                    "redlock-faults-it-waiter");
+            waiting.start();
             // the waiter has subscribed on a node that refused it
             await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(nodes) > 0);
             long releasedAt = System.nanoTime();

@@ -47,7 +47,7 @@ class RedlockSecurityIT {
      * SETUSER locks reset on >password}, exactly as documented in README.md.
      */
     static final String ACL_RULE = "~distlock-redlock:* &distlock-redlock:* -@all +evalsha +eval +script|load +ping "
-            + "+subscribe +unsubscribe +client|setname +get +set +del +pttl +pexpire +publish";
+            + "+subscribe +unsubscribe +client|setname +get +set +del +pttl +pexpire +publish +time";
 
     private static final String DENIED = "(?s).*(NOPERM|user executing the script can't (run this command|access)).*";
 

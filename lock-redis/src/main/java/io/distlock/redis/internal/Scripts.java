@@ -62,14 +62,21 @@ public final class Scripts {
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
-     * NX PX lease}; returns {@code {1, counter}} if the lock is (now) held by {@code owner} (also on
-     * a retry after a lost reply), else {@code {0, counter, pttl}}. The counter (a decimal string,
-     * {@code "0"} if absent) is read in the same script, so it is at least every value raised on
-     * this node by an earlier holder of the lock.
+     * NX PX lease}; returns {@code {1, c}} if the lock is (now) held by {@code owner} (also on a
+     * retry after a lost reply), else {@code {0, c, pttl}}, where {@code c = max(counter, server
+     * time in µs)} as a decimal string. The counter is read in the same script, so {@code c} is at
+     * least every value raised on this node by an earlier holder of the lock; the server time
+     * floor keeps {@code c} above earlier tokens after the counter was lost (restart without
+     * persistence), as {@link #ACQUIRE}'s does, unless the node's clock is behind the clock that
+     * produced them (exact in Lua's doubles until the year 2255).
      */
     public static final Script REDLOCK_ACQUIRE = new Script(String.join(
             "\n",
-            "local c = redis.call('GET', KEYS[2]) or '0'",
+            "local c = tonumber(redis.call('GET', KEYS[2]) or '0')",
+            "local t = redis.call('TIME')",
+            "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])",
+            "if now > c then c = now end",
+            "c = string.format('%.0f', c)",
             "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
             "  return {1, c}",
             "end",

@@ -59,6 +59,7 @@ public final class Subscriber implements AutoCloseable {
         long permits;
         long epoch;
         boolean confirmed;
+        final List<Listener> listeners = new ArrayList<>(1);
 
         Channel(String name) {
             this.name = name;
@@ -67,7 +68,23 @@ public final class Subscriber implements AutoCloseable {
         void broadcast() {
             epoch++;
             wake.signalAll();
+            for (Listener l : listeners) {
+                l.maybeMissed();
+            }
         }
+    }
+
+    /**
+     * Told of a channel's events, on the subscriber thread while it holds the subscriber's lock: a
+     * listener must return quickly and must not call back into this subscriber (lock-redlock merges
+     * the release messages of all its nodes through one).
+     */
+    public interface Listener {
+        /** A release message arrived on the channel. */
+        void released();
+
+        /** An event that may have hidden a release (subscription confirmed, reconnection, close). */
+        void maybeMissed();
     }
 
     public Subscriber(UnifiedJedis client, String prefix, Ticker ticker) {
@@ -99,6 +116,32 @@ public final class Subscriber implements AutoCloseable {
                 }
             }
             return ch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Like {@link #register(String)}, and {@code listener} is told of every event of the channel
+     * until {@link #unregister(Channel, Listener)}.
+     */
+    public Channel register(String channel, Listener listener) {
+        lock.lock();
+        try {
+            Channel ch = register(channel);
+            ch.listeners.add(listener);
+            return ch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes {@code listener} and one interest of {@code ch}. */
+    public void unregister(Channel ch, Listener listener) {
+        lock.lock();
+        try {
+            ch.listeners.remove(listener);
+            unregister(ch);
         } finally {
             lock.unlock();
         }
@@ -311,6 +354,9 @@ public final class Subscriber implements AutoCloseable {
                 if (ch != null) {
                     ch.permits++;
                     ch.wake.signal();
+                    for (Listener l : ch.listeners) {
+                        l.released();
+                    }
                 }
             } finally {
                 lock.unlock();

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,15 +33,20 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
     private static final int STALE_RETRIES = 2;
+    /** How long a node that failed a request or a leader probe is passed over as probe leader. */
+    private static final long SUSPECT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final int index;
     private final String address;
     private final UnifiedJedis client;
     private final ThreadPoolExecutor io;
+    private final ThreadPoolExecutor releases;
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
 
+    private volatile long suspectUntil;
+    private volatile boolean suspect;
     private final String keyPrefix;
     private final Ticker ticker;
     private Subscriber subscriber; // started on first use; guarded by this
@@ -54,8 +60,9 @@ final class Node implements AutoCloseable {
         this.keyPrefix = options.keyPrefix();
         this.ticker = options.lockOptions().ticker();
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(options.poolSize() + 1); // + 1 for the subscriber
-        pool.setMaxIdle(options.poolSize() + 1);
+        // poolSize for the I/O executor, poolSize for the release lane, 1 for the subscriber
+        pool.setMaxTotal(2 * options.poolSize() + 1);
+        pool.setMaxIdle(2 * options.poolSize() + 1);
         pool.setMinIdle(0);
         pool.setJmxEnabled(false);
         pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
@@ -96,6 +103,14 @@ final class Node implements AutoCloseable {
                     return t;
                 });
         io.allowCoreThreadTimeOut(true);
+        AtomicInteger releaseSeq = new AtomicInteger();
+        this.releases = new ThreadPoolExecutor(
+                options.poolSize(), options.poolSize(), 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
+                    Thread t = new Thread(r, prefix + "release-" + releaseSeq.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        releases.allowCoreThreadTimeOut(true);
     }
 
     private static int millis(Duration d) {
@@ -142,38 +157,76 @@ final class Node implements AutoCloseable {
      * so a retry after a lost reply does no harm. Timeouts are not retried.
      */
     <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args) {
-        return run(script, keys, args, null, 0);
+        return run(script, keys, args, null);
     }
 
     /**
-     * Like {@link #run(Scripts.Script, List, List)}, but a request that has not started by {@code
-     * notAfter} (on {@code ticker}) is dropped with {@link StaleRequestException}: its round is over,
-     * and sending it would only delay the next rounds behind a node that was stalled.
+     * Like {@link #run(Scripts.Script, List, List)}, but {@code send} is asked right before the
+     * request goes on the wire: if it says no (its round is over), the request is dropped with
+     * {@link StaleRequestException}, since sending it would only delay the next rounds behind a node
+     * that was stalled.
      */
-    <T> CompletableFuture<T> run(
-            Scripts.Script script, List<String> keys, List<String> args, Ticker ticker, long notAfter) {
-        return submit(c -> {
-            if (ticker != null && ticker.read() - notAfter > 0) {
+    <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send) {
+        return submit(io, c -> {
+            if (send != null && !send.getAsBoolean()) {
                 throw new StaleRequestException();
             }
-            for (int attempt = 0; ; attempt++) {
-                try {
-                    @SuppressWarnings("unchecked")
-                    T reply = (T) Scripts.run(c, script, keys, args);
-                    warm = true;
-                    succeeded();
-                    return reply;
-                } catch (JedisConnectionException e) {
-                    if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
-                        failed(e);
-                        throw e;
-                    }
-                } catch (RuntimeException e) {
+            return call(c, script, keys, args);
+        });
+    }
+
+    /**
+     * Runs a release on this node's release lane (its own threads and connections), so it never
+     * waits behind acquisition rounds or clean-ups queued on the I/O executor. {@code send} is told
+     * on the lane thread right before the request is sent.
+     */
+    <T> CompletableFuture<T> runRelease(
+            Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send) {
+        return submit(releases, c -> {
+            send.getAsBoolean(); // a release is always sent: this only records when
+            return call(c, script, keys, args);
+        });
+    }
+
+    private <T> T call(UnifiedJedis c, Scripts.Script script, List<String> keys, List<String> args) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                @SuppressWarnings("unchecked")
+                T reply = (T) Scripts.run(c, script, keys, args);
+                warm = true;
+                suspect = false;
+                succeeded();
+                return reply;
+            } catch (JedisConnectionException e) {
+                if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                    markSuspect();
                     failed(e);
                     throw e;
                 }
+            } catch (RuntimeException e) {
+                failed(e);
+                throw e;
             }
-        });
+        }
+    }
+
+    /**
+     * Whether every I/O thread of this node is busy (requests queue behind earlier ones, as behind
+     * a stalled node), as opposed to a free thread that has not been scheduled yet.
+     */
+    boolean backlogged() {
+        return io.getActiveCount() >= io.getMaximumPoolSize();
+    }
+
+    /** Passes this node over as probe leader for a while (it failed or did not answer in time). */
+    void markSuspect() {
+        suspectUntil = ticker.read() + SUSPECT_NANOS;
+        suspect = true;
+    }
+
+    /** Whether this node answered before and has not failed recently: fit to lead a probe. */
+    boolean fitToLead() {
+        return warm && (!suspect || ticker.read() - suspectUntil > 0);
     }
 
     /** Logs once (INFO) that this node answers again after a failure. */
@@ -207,7 +260,7 @@ final class Node implements AutoCloseable {
 
     /** Loads the scripts in the background and opens a connection, so the first round is fast. */
     void warmUp(List<Scripts.Script> scripts) {
-        submit(c -> {
+        submit(io, c -> {
                     for (Scripts.Script s : scripts) {
                         c.scriptLoad(s.text());
                     }
@@ -222,10 +275,10 @@ final class Node implements AutoCloseable {
                 });
     }
 
-    /** Runs {@code call} on this node's I/O executor. A full or stopped executor fails the future. */
-    <T> CompletableFuture<T> submit(Function<UnifiedJedis, T> call) {
+    /** Runs {@code call} on {@code executor}. A full or stopped executor fails the future. */
+    private <T> CompletableFuture<T> submit(ThreadPoolExecutor executor, Function<UnifiedJedis, T> call) {
         try {
-            return CompletableFuture.supplyAsync(() -> call.apply(client), io);
+            return CompletableFuture.supplyAsync(() -> call.apply(client), executor);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -243,11 +296,13 @@ final class Node implements AutoCloseable {
             sub.close();
         }
         io.shutdownNow();
+        releases.shutdownNow();
         try {
             client.close();
         } finally {
             try {
                 io.awaitTermination(2, TimeUnit.SECONDS);
+                releases.awaitTermination(2, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -41,9 +41,11 @@ import redis.clients.jedis.HostAndPort;
  * ran out; otherwise the lock is released on every node, including those that did not answer.
  * Without fencing, round 1 alone decides.
  *
- * <p>Waiting: on lock-redis's {@link Subscriber} of one node that refused the last try (the
- * holder's release publishes there), bounded by that node's TTL for the holder's key; a jittered
- * delay of up to {@link RedlockOptions#maxRetryDelay()} when no such node is available.
+ * <p>Waiting: on the lock's release channel on every node (lock-redis's {@link Subscriber}, one per
+ * node, merged by {@link Waiters}: one local waiter woken per release), bounded by the holder's TTL;
+ * a woken waiter asks one leader node first, so waiters woken together do not split the votes; a
+ * jittered delay of up to {@link RedlockOptions#maxRetryDelay()} when fewer than a majority of
+ * subscriptions are confirmed.
  */
 public final class RedlockDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
@@ -59,6 +61,7 @@ public final class RedlockDriver implements LockDriver {
     private final long nodeTimeoutNanos;
     private final Ticker ticker;
     private final CountDownLatch closedSignal = new CountDownLatch(1);
+    private final Waiters waiters;
     private volatile boolean closed;
 
     private RedlockDriver(List<NodeAddress> addresses, RedlockOptions options) {
@@ -88,6 +91,7 @@ public final class RedlockDriver implements LockDriver {
             throw e;
         }
         this.nodes = List.copyOf(opened);
+        this.waiters = new Waiters(nodes, ticker);
         List<Scripts.Script> scripts = options.fencing()
                 ? List.of(Scripts.REDLOCK_ACQUIRE, Scripts.REDLOCK_RAISE, Scripts.RENEW, Scripts.RELEASE)
                 : List.of(Scripts.REDLOCK_ACQUIRE, Scripts.RENEW, Scripts.RELEASE);
@@ -166,6 +170,7 @@ public final class RedlockDriver implements LockDriver {
     public void close() {
         closed = true;
         closedSignal.countDown();
+        waiters.close();
         RuntimeException failure = null;
         for (Node n : nodes) {
             try {
@@ -199,6 +204,10 @@ public final class RedlockDriver implements LockDriver {
         return Math.min(Deadlines.after(sentAt, timeout), validUntil);
     }
 
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
     private static long flag(List<?> reply) {
         return (Long) reply.get(0);
     }
@@ -217,9 +226,15 @@ public final class RedlockDriver implements LockDriver {
         List<String> args = List.of(owner, keys.channel(name));
         for (Node n : nodes) {
             int i = n.index();
+            if (round1.dropIfNotSent(i)) {
+                continue; // still queued behind other work: it will never be sent
+            }
             round1.future(i).handle((reply, error) -> {
                 if (error == null && flag(reply) != 1L) {
                     return null; // this node never held our value
+                }
+                if (error != null && unwrap(error) instanceof Node.StaleRequestException) {
+                    return null; // never sent
                 }
                 n.<Long>run(Scripts.RELEASE, keyList, args).whenComplete((r, e) -> {
                     if (e != null) {
@@ -231,13 +246,22 @@ public final class RedlockDriver implements LockDriver {
         }
     }
 
+    /** The last moment a round may wait for nodes that were sent their request late. */
+    private long roundCap(long sentAt, long firstDeadline, long validUntil) {
+        return Math.min(
+                validUntil,
+                Math.max(
+                        firstDeadline,
+                        Deadlines.after(sentAt, options.socketTimeout().toNanos())));
+    }
+
     private BackendUnavailableException noMajority(String name, String what, Round<?> round, long deadline) {
         return new BackendUnavailableException(
                 what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
                         + " Redlock nodes answered within "
                         + options.nodeTimeout().toMillis() + " ms, a majority of "
                         + quorum + " is needed; unreachable: "
-                        + round.describeUnanswered(Deadlines.passed(ticker, deadline)),
+                        + round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline)),
                 name,
                 BACKEND,
                 round.firstError());
@@ -248,17 +272,12 @@ public final class RedlockDriver implements LockDriver {
         private final String name;
         private final List<String> keyList;
         private long holderTtlNanos;
-        /** A node that refused our last try (it holds someone's key): where we wait for a release. */
-        private Node refusedBy;
-
-        private long refusedByTtlNanos;
         /** Whether the last try got some votes but no majority (a split vote with other contenders). */
         private boolean splitVote;
+        /** Whether the next try asks the probe leader first (after a wake-up: other waiters compete). */
+        private boolean probe;
 
-        private Node home;
-        private Subscriber homeSubscriber;
-        private Subscriber.Channel interest;
-        private long seenEpoch;
+        private Waiters.Waiter waiter;
 
         RedlockContender(AcquireContext ctx) {
             this.ctx = ctx;
@@ -271,27 +290,50 @@ public final class RedlockDriver implements LockDriver {
             if (closed) {
                 throw new IllegalStateException("provider is closed (lock '" + name + "', backend redlock)");
             }
-            if (interest != null) {
-                seenEpoch = homeSubscriber.epoch(interest);
+            if (waiter != null) {
+                waiter.beginTry();
             }
-            refusedBy = null;
             splitVote = false;
             String owner = Owners.newOwner();
             long sentAt = ticker.read();
             long validUntil = ctx.validUntil(sentAt);
             List<String> args = List.of(owner, leaseMillis);
             long round1Deadline = roundDeadline(sentAt, validUntil);
-            Round<List<?>> round1 = Round.start(
+            Node leader = probe ? probeLeader() : null;
+            probe = false;
+            CompletableFuture<List<?>> leaderReply = null;
+            if (leader != null) {
+                // Woken with other waiters: ask one node first. Exactly one of them gets it there
+                // and then asks the others; the rest learn they lost from one node, instead of all
+                // of them splitting the votes of every node.
+                leaderReply = leader.run(Scripts.REDLOCK_ACQUIRE, keyList, args, null);
+                List<?> reply = awaitQuietly(leaderReply, round1Deadline);
+                if (reply != null && flag(reply) != 1L) {
+                    long pttl = reply.size() > 2 ? (Long) reply.get(2) : -1;
+                    holderTtlNanos = pttl >= 0 ? TimeUnit.MILLISECONDS.toNanos(pttl + 1) : 0;
+                    return Optional.empty();
+                }
+                if (reply == null && !leaderReply.isDone()) {
+                    leader.markSuspect(); // no answer in time: the round goes on without it
+                }
+                round1Deadline = roundDeadline(ticker.read(), validUntil);
+            }
+            CompletableFuture<List<?>> probed = leaderReply;
+            Round<List<?>> round1 = Round.startTimed(
                     nodes,
                     quorum,
                     reply -> flag(reply) == 1L,
-                    n -> n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, ticker, round1Deadline));
-            boolean majority = round1.awaitUninterruptibly(ticker, round1Deadline);
+                    (n, send) -> n == leader ? probed : n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, send));
+            if (leader != null) {
+                round1.markSent(leader.index());
+            }
+            boolean majority = round1.awaitTimed(
+                    ticker, round1Deadline, nodeTimeoutNanos, roundCap(sentAt, round1Deadline, validUntil));
             if (!majority || Deadlines.passed(ticker, validUntil)) {
                 return fail(round1, owner, round1Deadline);
             }
             if (!options.fencing()) {
-                leave();
+                leave(true);
                 return Optional.of(new Held(ctx, owner, round1, OptionalLong.empty(), validUntil));
             }
             long max = 0;
@@ -303,16 +345,18 @@ public final class RedlockDriver implements LockDriver {
             }
             long t = max + 1;
             List<String> raiseArgs = List.of(owner, Long.toString(t));
-            long round2Deadline = roundDeadline(ticker.read(), validUntil);
-            Round<Long> round2 = Round.start(
+            long round2Start = ticker.read();
+            long round2Deadline = roundDeadline(round2Start, validUntil);
+            Round<Long> round2 = Round.startTimed(
                     nodes,
                     quorum,
                     v -> v == 1L,
-                    n -> round1.future(n.index())
+                    (n, send) -> round1.future(n.index())
                             .thenCompose(reply -> flag(reply) == 1L
-                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, ticker, round2Deadline)
+                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, send)
                                     : CompletableFuture.completedFuture(0L)));
-            boolean raised = round2.awaitUninterruptibly(ticker, round2Deadline);
+            boolean raised = round2.awaitTimed(
+                    ticker, round2Deadline, nodeTimeoutNanos, roundCap(round2Start, round2Deadline, validUntil));
             if (!raised || Deadlines.passed(ticker, validUntil)) {
                 releaseEverywhere(round1, name, owner);
                 if (!raised
@@ -327,8 +371,23 @@ public final class RedlockDriver implements LockDriver {
                 holderTtlNanos = 0;
                 return Optional.empty();
             }
-            leave();
+            leave(true);
             return Optional.of(new Held(ctx, owner, round1, OptionalLong.of(t), validUntil));
+        }
+
+        /**
+         * The node asked first after a wake-up: the same for every client of the lock (chosen by
+         * the name's hash), unless it failed recently; then the next fit one.
+         */
+        private Node probeLeader() {
+            int start = Math.floorMod(name.hashCode(), nodes.size());
+            for (int k = 0; k < nodes.size(); k++) {
+                Node n = nodes.get((start + k) % nodes.size());
+                if (n.fitToLead()) {
+                    return n;
+                }
+            }
+            return null;
         }
 
         private Optional<HeldLock> fail(Round<List<?>> round1, String owner, long round1Deadline) {
@@ -344,11 +403,6 @@ public final class RedlockDriver implements LockDriver {
                     long pttl = (Long) reply.get(2);
                     if (pttl >= 0) {
                         ttl = Math.min(ttl, pttl + 1);
-                        // keep waiting where we already listen if that node still refuses us
-                        if (refusedBy == null || n == home) {
-                            refusedBy = n;
-                            refusedByTtlNanos = TimeUnit.MILLISECONDS.toNanos(pttl + 1);
-                        }
                     }
                 }
             }
@@ -357,12 +411,13 @@ public final class RedlockDriver implements LockDriver {
         }
 
         /**
-         * Waits for a release message from one node that refused the last try (lock-redis's
-         * subscriber on that node): the holder's release publishes there. The first wait only
-         * subscribes and returns, so a release between the try and the subscription is not missed.
-         * The wait is bounded by that node's TTL for the holder's key. Falls back to a jittered
-         * delay when no node refused with a TTL, when the listening node granted our last try (our
-         * own clean-up would publish there), or while the subscription is not confirmed.
+         * Waits for a release message of the lock from any node (the provider's {@link Waiters}:
+         * subscribed on every node, one waiter woken per release), bounded by the shortest TTL a
+         * refusing node reported for the holder's key. The first wait only subscribes and returns
+         * once a majority of nodes confirmed, so a release between the try and the subscription is
+         * not missed (a release publishes on a majority, which meets the confirmed majority). Falls
+         * back to a jittered delay while fewer than a majority of subscriptions are confirmed or
+         * when no node reported a TTL; after a split vote, a short random delay.
          */
         @Override
         public void awaitChange(long deadlineNanos) throws InterruptedException {
@@ -373,34 +428,27 @@ public final class RedlockDriver implements LockDriver {
             if (splitVote) {
                 // Contenders woken by the same release split the votes and all released again: the
                 // lock is probably free, but retrying in step would split again. A short random
-                // delay (the Redlock specification's) lets one of them win.
+                // delay (the Redlock specification's), then a probe of the leader node first.
                 long jitter = ThreadLocalRandom.current()
                         .nextLong(options.maxRetryDelay().toNanos() / 4 + 1);
-                long until = Math.min(deadlineNanos, Deadlines.after(now, jitter));
-                if (until - now > 0) {
-                    closedSignal.await(until - now, TimeUnit.NANOSECONDS);
-                }
+                sleepUntil(Math.min(deadlineNanos, Deadlines.after(now, jitter)), now);
+                probe = true;
                 return;
             }
-            if (refusedBy != null && refusedBy != home) {
-                leave();
-                Subscriber sub = refusedBy.subscriber();
-                if (sub != null) {
-                    home = refusedBy;
-                    homeSubscriber = sub;
-                    interest = sub.register(keys.channel(name));
-                    long confirmBy = Math.min(
-                            deadlineNanos,
-                            Deadlines.after(
-                                    now,
-                                    nodeTimeoutNanos + options.connectTimeout().toNanos()));
-                    sub.awaitConfirmed(interest, confirmBy);
-                    return;
-                }
+            if (waiter == null) {
+                waiter = waiters.join(keys.channel(name));
+                long confirmBy = Math.min(
+                        deadlineNanos,
+                        Deadlines.after(
+                                now, nodeTimeoutNanos + options.connectTimeout().toNanos()));
+                waiter.group().awaitConfirmed(quorum, confirmBy);
+                probe = true;
+                return;
             }
-            if (interest != null && refusedBy == home && homeSubscriber.isConfirmed(interest)) {
-                long until = Math.min(deadlineNanos, Deadlines.after(now, refusedByTtlNanos));
-                homeSubscriber.awaitWakeUp(interest, seenEpoch, until);
+            if (holderTtlNanos > 0 && waiter.group().confirmedCount() >= quorum) {
+                Waiters.Wake wake = waiter.await(Math.min(deadlineNanos, Deadlines.after(now, holderTtlNanos)));
+                // after a release others compete: probe first; after the holder's TTL, a full round
+                probe = wake == Waiters.Wake.RELEASE || wake == Waiters.Wake.MAYBE_MISSED;
                 return;
             }
             long max = options.maxRetryDelay().toNanos();
@@ -408,7 +456,10 @@ public final class RedlockDriver implements LockDriver {
             if (holderTtlNanos > 0) {
                 wait = Math.min(wait, holderTtlNanos);
             }
-            long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
+            sleepUntil(Math.min(deadlineNanos, Deadlines.after(now, wait)), now);
+        }
+
+        private void sleepUntil(long until, long now) throws InterruptedException {
             long left = until - now;
             if (left > 0) {
                 closedSignal.await(left, TimeUnit.NANOSECONDS);
@@ -417,17 +468,43 @@ public final class RedlockDriver implements LockDriver {
 
         @Override
         public void abandon() {
-            leave();
+            leave(false);
         }
 
-        private void leave() {
-            Subscriber.Channel i = interest;
-            if (i != null) {
-                interest = null;
-                homeSubscriber.unregister(i);
+        private void leave(boolean acquired) {
+            Waiters.Waiter w = waiter;
+            if (w != null) {
+                waiter = null;
+                w.leave(acquired);
             }
-            home = null;
-            homeSubscriber = null;
+        }
+    }
+
+    /**
+     * The reply of {@code f} by {@code deadline}, or null (failed or late). An interrupt does not
+     * cut the wait short (it is bounded by the node timeout); the flag is set again afterwards.
+     */
+    private <T> T awaitQuietly(CompletableFuture<T> f, long deadline) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                long left = Deadlines.remaining(ticker, deadline);
+                try {
+                    return left <= 0 ? f.getNow(null) : f.get(left, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException
+                        | java.util.concurrent.TimeoutException
+                        | java.util.concurrent.CancellationException e) {
+                    return null;
+                } catch (java.util.concurrent.CompletionException e) {
+                    return null;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -463,9 +540,10 @@ public final class RedlockDriver implements LockDriver {
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, leaseMillis);
             long deadline = roundDeadline(sentAt, validUntil);
-            Round<Long> round = Round.start(
-                    nodes, quorum, v -> v == 1L, n -> n.<Long>run(Scripts.RENEW, keyList, args, ticker, deadline));
-            boolean extended = round.awaitUninterruptibly(ticker, deadline);
+            Round<Long> round = Round.startTimed(
+                    nodes, quorum, v -> v == 1L, (n, send) -> n.<Long>run(Scripts.RENEW, keyList, args, send));
+            boolean extended =
+                    round.awaitTimed(ticker, deadline, nodeTimeoutNanos, roundCap(sentAt, deadline, validUntil));
             if (extended && !Deadlines.passed(ticker, validUntil)) {
                 validUntil = ctx.validUntil(sentAt);
                 return true;
@@ -483,27 +561,52 @@ public final class RedlockDriver implements LockDriver {
             throw noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
         }
 
+        /**
+         * Compare-and-delete on every node, on each node's release lane (never behind acquisition
+         * rounds). Ends as soon as a majority deleted our value ({@code true}) or a majority no
+         * longer held it ({@code false}); otherwise, once every node answered or timed out, {@code
+         * true} if a majority answered (nodes that refused round 1 never held our value), else
+         * {@link BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is sent (not
+         * from the start of the round, so a client thread scheduled late does not count against
+         * the node), and the round ends at the latest after {@code socketTimeout}.
+         */
         @Override
         public boolean release() {
             String name = ctx.lockName();
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, keys.channel(name));
-            Round<Long> round = Round.start(
-                    nodes,
-                    quorum,
-                    v -> v == 1L,
-                    n -> round1.future(n.index())
-                            .handle((r, e) -> null)
-                            .thenCompose(ignored -> n.<Long>run(Scripts.RELEASE, keyList, args)));
             long sentAt = ticker.read();
+            Round<Long> round = Round.<Long>startTimed(
+                            nodes,
+                            quorum,
+                            v -> v == 1L,
+                            (n, send) -> round1.dropIfNotSent(n.index())
+                                    // round 1 never reached this node (it was still queued): nothing to delete
+                                    ? CompletableFuture.completedFuture(0L)
+                                    // otherwise the release follows round 1's request there
+                                    : round1.future(n.index())
+                                            .handle((r, e) -> null)
+                                            .thenCompose(ignored ->
+                                                    n.<Long>runRelease(Scripts.RELEASE, keyList, args, send)))
+                    .neverDropped();
             long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
-            boolean deleted = round.awaitUninterruptibly(ticker, releaseDeadline);
-            if (deleted) {
+            round.awaitTimed(
+                    ticker,
+                    releaseDeadline,
+                    nodeTimeoutNanos,
+                    Deadlines.after(sentAt, options.socketTimeout().toNanos()));
+            if (round.yesCount() >= quorum) {
                 return true;
             }
-            if (round.noCount() > nodes.size() - quorum) {
+            if (round.noCount() >= quorum) {
                 log.debug("distlock.redlock.release_not_owner lock={}", name);
-                return false;
+                return false; // a majority no longer held our value
+            }
+            if (round.yesCount() + round.noCount() >= quorum) {
+                // a majority answered, but our value was on fewer (nodes that refused round 1, a
+                // node that did not answer in time): at most a minority may still hold it, until its TTL
+                log.debug("distlock.redlock.release_by_answers lock={}", name);
+                return true;
             }
             throw noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
         }

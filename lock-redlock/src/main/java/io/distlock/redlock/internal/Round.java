@@ -26,6 +26,21 @@ final class Round<T> {
     private int noCount;
     private int errorCount;
     private final ReentrantLock lock = new ReentrantLock();
+    private volatile boolean neverDropped;
+    /** Set when the caller stopped waiting: requests not sent by {@link #dropAfter} are dropped. */
+    private volatile boolean over;
+
+    private volatile Ticker dropTicker;
+    private volatile long dropAfter;
+    /** Per node: {@link #QUEUED}, {@link #SENT} or {@link #DROPPED}. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray state;
+
+    private static final int QUEUED = 0;
+    private static final int SENT = 1;
+    private static final int DROPPED = 2;
+    /** When each node's request went on the wire ({@link System#nanoTime}, odd; 0 = not yet). */
+    private final java.util.concurrent.atomic.AtomicLongArray sent;
+
     private final Condition changed = lock.newCondition();
 
     private Round(List<Node> nodes, int quorum, Predicate<T> yes) {
@@ -35,6 +50,41 @@ final class Round<T> {
         this.futures = new ArrayList<>(nodes.size());
         this.answers = new Object[nodes.size()];
         this.errors = new Throwable[nodes.size()];
+        this.sent = new java.util.concurrent.atomic.AtomicLongArray(nodes.size());
+        this.state = new java.util.concurrent.atomic.AtomicIntegerArray(nodes.size());
+    }
+
+    /** Asked by node {@code i}'s request right before it goes on the wire: may it go? */
+    private boolean send(int i) {
+        // dropped only once the caller stopped waiting and the round's first deadline passed: a
+        // request picked up late but while the round could still use it (or before that deadline,
+        // to hold the lock on more than a bare majority) goes out
+        Ticker t = dropTicker;
+        if (over && t != null && t.read() - dropAfter > 0) {
+            state.compareAndSet(i, QUEUED, DROPPED);
+            return false;
+        }
+        if (!state.compareAndSet(i, QUEUED, SENT)) {
+            return false; // dropped by dropIfNotSent
+        }
+        sent.set(i, System.nanoTime() | 1L);
+        return true;
+    }
+
+    /** Node {@code i}'s request was sent outside this round (a probe whose future the round reuses). */
+    void markSent(int i) {
+        state.set(i, SENT);
+        sent.set(i, System.nanoTime() | 1L);
+    }
+
+    /**
+     * Makes sure node {@code i}'s request is never sent if it has not been yet (still queued behind
+     * other work on the node's I/O executor).
+     *
+     * @return whether it was not sent and never will be
+     */
+    boolean dropIfNotSent(int i) {
+        return state.compareAndSet(i, QUEUED, DROPPED) || state.get(i) == DROPPED;
     }
 
     /** Sends {@code request(node)} to every node in parallel. */
@@ -43,9 +93,23 @@ final class Round<T> {
             int quorum,
             Predicate<T> yes,
             java.util.function.Function<Node, CompletableFuture<T>> request) {
+        return startTimed(nodes, quorum, yes, (n, send) -> request.apply(n));
+    }
+
+    /**
+     * Sends {@code request(node, send)} to every node in parallel; the request asks {@code send}
+     * right before it goes on the wire, which starts that node's timeout in {@link #awaitTimed}
+     * and says whether the round still wants it (no once the caller stopped waiting).
+     */
+    static <T> Round<T> startTimed(
+            List<Node> nodes,
+            int quorum,
+            Predicate<T> yes,
+            java.util.function.BiFunction<Node, java.util.function.BooleanSupplier, CompletableFuture<T>> request) {
         Round<T> r = new Round<>(nodes, quorum, yes);
         for (Node n : nodes) {
-            CompletableFuture<T> f = request.apply(n);
+            int index = n.index();
+            CompletableFuture<T> f = request.apply(n, () -> r.send(index));
             r.futures.add(f);
             int i = n.index();
             f.whenComplete((v, e) -> r.record(i, v, e));
@@ -57,7 +121,10 @@ final class Round<T> {
         lock.lock();
         try {
             recordLocked(i, value, error);
-            changed.signalAll();
+            if (decided()) {
+                // wake the caller once, when the outcome is known, not at every answer
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }
@@ -82,6 +149,88 @@ final class Round<T> {
     private boolean decided() {
         int pending = nodes.size() - yesCount - noCount - errorCount;
         return yesCount >= quorum || yesCount + pending < quorum;
+    }
+
+    /**
+     * Marks the round's requests as never dropped (a release), so {@link #awaitTimed} waits for
+     * queued ones until they are sent (and a node timeout more), up to its cap.
+     */
+    Round<T> neverDropped() {
+        neverDropped = true;
+        return this;
+    }
+
+    /**
+     * Waits until the outcome is decided, giving every pending node {@code nodeTimeoutNanos} from
+     * the moment its request went on the wire (not from the start of the round: a client thread
+     * that was scheduled late, on a loaded machine or behind a pause, does not count against the
+     * node), never past {@code cap}. A request not yet sent counts from now. Uninterruptible like
+     * {@link #awaitUninterruptibly}.
+     *
+     * @return whether a quorum said yes
+     */
+    boolean awaitTimed(Ticker ticker, long firstDeadline, long nodeTimeoutNanos, long cap) {
+        long deadline = Math.min(firstDeadline, cap);
+        dropAfter = firstDeadline;
+        dropTicker = ticker;
+        while (!awaitDecided(ticker, deadline)) {
+            long now = ticker.read();
+            if (now - cap >= 0) {
+                break;
+            }
+            // the ticker may differ from System.nanoTime: convert the send times by their age
+            long wall = System.nanoTime();
+            long next = now;
+            for (Node n : nodes) {
+                int i = n.index();
+                if (!isPending(i)) {
+                    continue;
+                }
+                long s = sent.get(i);
+                // not sent yet: if the node's I/O threads are all busy (a backlog behind a stalled
+                // node), one more node timeout after the first deadline, then it is dropped;
+                // otherwise (a thread not scheduled yet on a loaded machine) or for requests that
+                // are never dropped (releases), until it is sent and a node timeout more
+                long due = s != 0
+                        ? now - (wall - s) + nodeTimeoutNanos
+                        : neverDropped || !n.backlogged() ? now + nodeTimeoutNanos : firstDeadline + nodeTimeoutNanos;
+                if (due - next > 0) {
+                    next = due;
+                }
+            }
+            if (next == now) {
+                break; // every pending node had its full timeout
+            }
+            deadline = Math.min(next, cap);
+        }
+        over = true;
+        lock.lock();
+        try {
+            return yesCount >= quorum;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the outcome is decided (a majority said yes, or one became impossible). */
+    boolean isDecided() {
+        lock.lock();
+        try {
+            return decided();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits like {@link #await}; returns whether the round is decided. */
+    boolean awaitDecided(Ticker ticker, long deadline) {
+        awaitUninterruptibly(ticker, deadline);
+        lock.lock();
+        try {
+            return decided();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -161,6 +310,16 @@ final class Round<T> {
         lock.lock();
         try {
             return (T) answers[i];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether node {@code i} has neither answered nor failed (yet). */
+    boolean isPending(int i) {
+        lock.lock();
+        try {
+            return answers[i] == null && errors[i] == null;
         } finally {
             lock.unlock();
         }

@@ -1,0 +1,227 @@
+package io.distlock.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.tck.faults.TcpProxy;
+import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Waiting and releasing under load, on five real redis-server processes: waiters are woken by the
+ * release message of any node, one waiter per release (no herd), and a release is confirmed while
+ * the provider's I/O threads are busy with other acquisitions.
+ */
+class RedlockWaitingIT {
+
+    private static RedlockLockProvider open(List<String> addresses, RedlockOptions options) {
+        return RedlockLockProvider.builder().nodes(addresses).options(options).build();
+    }
+
+    private static List<String> addresses(RedisServers nodes) {
+        return List.of(nodes.addresses().split(","));
+    }
+
+    private static RedlockOptions slowPolling() {
+        return RedlockOptions.builder()
+                .lockOptions(LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(10))
+                        .autoRenew(false)
+                        .build())
+                .nodeTimeout(Duration.ofMillis(200))
+                .maxRetryDelay(Duration.ofSeconds(5)) // polling would take seconds: only messages are fast
+                .build();
+    }
+
+    private static long evalshaCalls(RedisServers nodes) {
+        long total = 0;
+        for (RedisServer s : nodes.servers()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
+                for (String line : j.info("commandstats").split("\r?\n")) {
+                    if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                        String calls = line.split("calls=")[1].split(",")[0];
+                        total += Long.parseLong(calls);
+                    }
+                }
+            }
+        }
+        return total;
+    }
+
+    private static long subscriptions(RedisServers nodes) {
+        long n = 0;
+        for (RedisServer s : nodes.servers()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
+                n += j.pubsubNumSub("distlock-redlock:{handoff}:released").values().stream()
+                        .mapToLong(Long::longValue)
+                        .sum();
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Ten waiters of one provider: each release wakes one of them, which takes the lock with one
+     * probe of the leader node and two rounds; the others stay asleep. Counted on the servers: the
+     * scripts per hand-off stay far below what ten woken waiters would send (ten rounds on five
+     * nodes), and the provider holds one subscription per node, not one per waiter.
+     */
+    @Test
+    void waiters_manyInOneProvider_eachReleaseWakesOneAndHandsOffFast() throws Exception {
+        int waiters = 10;
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider holder = open(addresses(nodes), slowPolling());
+                RedlockLockProvider many = open(addresses(nodes), slowPolling())) {
+            Lease first = holder.lock("handoff").tryAcquire().orElseThrow();
+            ConcurrentLinkedQueue<Long> handoffNanos = new ConcurrentLinkedQueue<>();
+            AtomicLong releasedAt = new AtomicLong();
+            AtomicInteger failures = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(waiters);
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                Thread t = new Thread(
+                        () -> {
+                            try {
+                                Optional<Lease> l = many.lock("handoff").tryAcquire(Duration.ofSeconds(20));
+                                if (l.isEmpty()) {
+                                    failures.incrementAndGet();
+                                    return;
+                                }
+                                handoffNanos.add(System.nanoTime() - releasedAt.get());
+                                releasedAt.set(System.nanoTime());
+                                l.get().release();
+                            } catch (InterruptedException | RuntimeException e) {
+                                failures.incrementAndGet();
+                            } finally {
+                                done.countDown();
+                            }
+                        },
+                        "redlock-waiting-it-" + i);
+                threads.add(t);
+                t.start();
+            }
+            // every waiter has tried, subscribed and gone to sleep: one subscription per node
+            await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions(nodes) == 5);
+            long scriptsBefore = evalshaCalls(nodes);
+            releasedAt.set(System.nanoTime());
+            assertThat(first.release()).isTrue();
+            assertThat(done.await(30, TimeUnit.SECONDS)).as("all waiters done").isTrue();
+            long scripts = evalshaCalls(nodes) - scriptsBefore;
+            assertThat(failures).hasValue(0);
+            assertThat(handoffNanos).hasSize(waiters);
+            List<Long> millis = handoffNanos.stream()
+                    .map(TimeUnit.NANOSECONDS::toMillis)
+                    .sorted()
+                    .toList();
+            // polling would take 1.25-5 s per hand-off; a release message takes milliseconds
+            assertThat(millis.get(millis.size() / 2))
+                    .as("median hand-off ms %s", millis)
+                    .isLessThan(300);
+            // one hand-off at best: probe 1 + round 1 on 4 + raise 5 + release 5 = 15 scripts; ten
+            // waiters woken at once would send at least 10 x 5 per release
+            assertThat(scripts / waiters)
+                    .as("scripts per hand-off (%d in all)", scripts)
+                    .isLessThan(30);
+            threads.forEach(t -> assertThat(t.isAlive()).isFalse());
+        }
+    }
+
+    /**
+     * A release is sent on each node's release lane and gives each node the node timeout from the
+     * moment its request is sent: three of five nodes answer slowly (40 ms per round trip, node
+     * timeout 200 ms) while twelve threads of the same provider keep its two I/O threads per node
+     * busy with acquisitions of other locks. Before the release lane, releases queued behind those
+     * acquisitions (and behind round-1 requests of their own acquisition that were still queued)
+     * and missed their majority ({@code release ... is unconfirmed}).
+     */
+    @Test
+    void release_ioThreadsBusyWithAcquisitions_isStillConfirmed() throws Exception {
+        try (RedisServers nodes = RedisServers.independentMasters(5)) {
+            List<TcpProxy> proxies = new ArrayList<>();
+            List<String> addrs = new ArrayList<>(addresses(nodes));
+            try {
+                for (int i = 0; i < 3; i++) {
+                    TcpProxy p =
+                            TcpProxy.start(nodes.get(i).host(), nodes.get(i).port());
+                    p.setLatency(Duration.ofMillis(20));
+                    proxies.add(p);
+                    addrs.set(i, p.address());
+                }
+                RedlockOptions options = RedlockOptions.builder()
+                        .lockOptions(LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(5))
+                                .autoRenew(false)
+                                .build())
+                        .nodeTimeout(Duration.ofMillis(200))
+                        .poolSize(2)
+                        .build();
+                try (RedlockLockProvider p = open(addrs, options)) {
+                    int threads = 12;
+                    AtomicInteger releases = new AtomicInteger();
+                    AtomicInteger unconfirmed = new AtomicInteger();
+                    AtomicInteger busy = new AtomicInteger();
+                    List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+                    long endBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+                    List<Thread> workers = new ArrayList<>();
+                    for (int i = 0; i < threads; i++) {
+                        String name = "busy-" + i;
+                        Thread t = new Thread(
+                                () -> {
+                                    while (System.nanoTime() - endBy < 0) {
+                                        Optional<Lease> l;
+                                        try {
+                                            l = p.lock(name).tryAcquire();
+                                        } catch (BackendUnavailableException e) {
+                                            busy.incrementAndGet(); // acquisition rounds may time out here
+                                            continue;
+                                        }
+                                        if (l.isEmpty()) {
+                                            continue;
+                                        }
+                                        long start = System.nanoTime();
+                                        try {
+                                            l.get().release();
+                                            releases.incrementAndGet();
+                                        } catch (BackendUnavailableException e) {
+                                            unconfirmed.incrementAndGet();
+                                            errors.add("after "
+                                                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
+                                                    + " ms: " + e.getMessage());
+                                        }
+                                    }
+                                },
+                                "redlock-busy-it-" + i);
+                        workers.add(t);
+                        t.start();
+                    }
+                    for (Thread t : workers) {
+                        t.join(TimeUnit.SECONDS.toMillis(30));
+                        assertThat(t.isAlive()).isFalse();
+                    }
+                    assertThat(releases.get())
+                            .as("releases (acquisitions that timed out: %d)", busy.get())
+                            .isGreaterThan(20);
+                    assertThat(unconfirmed.get())
+                            .as("unconfirmed releases out of %d: %s", releases.get(), errors)
+                            .isZero();
+                }
+            } finally {
+                proxies.forEach(TcpProxy::close);
+            }
+        }
+    }
+}
