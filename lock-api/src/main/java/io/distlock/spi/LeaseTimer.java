@@ -100,6 +100,16 @@ final class LeaseTimer {
         return planned == Deadlines.NEVER || at - planned < 0;
     }
 
+    /** Whether the thread sleeps until a planned time (for tests). */
+    boolean isSleeping() {
+        return !awake && wakeAt != Deadlines.NEVER;
+    }
+
+    /** Tasks scheduled and not yet taken in by the thread (for tests). */
+    int pending() {
+        return incomingCount.get();
+    }
+
     /** Stops the thread; tasks not yet run never run. */
     void close() {
         closed = true;
