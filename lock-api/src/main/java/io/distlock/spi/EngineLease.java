@@ -10,8 +10,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,10 +37,10 @@ final class EngineLease implements Lease {
     private final AtomicBoolean serverReleased = new AtomicBoolean();
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
     private volatile LeaseLostException lossCause;
-    private volatile ScheduledFuture<?> renewTask;
-    private volatile ScheduledFuture<?> expiryTask;
-    private volatile ScheduledFuture<?> capTask;
-    private volatile ScheduledFuture<?> renewalCapTask;
+    private volatile LeaseTimer.Task renewTask;
+    private volatile LeaseTimer.Task expiryTask;
+    private volatile LeaseTimer.Task capTask;
+    private volatile LeaseTimer.Task renewalCapTask;
 
     EngineLease(LockEngine engine, String name, HeldLock held, AcquireContext ctx, long acquiredAt) {
         this.engine = engine;
@@ -61,13 +59,13 @@ final class EngineLease implements Lease {
     void start() {
         var options = ctx.options();
         if (engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew()) {
-            long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
-            renewTask =
-                    engine.watchdog().scheduleWithFixedDelay(this::renewOnce, interval, interval, TimeUnit.NANOSECONDS);
+            scheduleRenewal();
         }
         options.maxHoldTime().ifPresent(cap -> {
-            long delay = Deadlines.remaining(ticker, Deadlines.after(acquiredAt, cap));
-            capTask = engine.timer().schedule(this::capReached, delay, TimeUnit.NANOSECONDS);
+            long at = Deadlines.after(acquiredAt, cap);
+            if (at != Deadlines.NEVER) {
+                capTask = engine.timer().schedule(at, this::capReached);
+            }
         });
         if (engine.renewalMode() == RenewalMode.SESSION && options.maxRenewals().isPresent()) {
             // the session renews without the engine: end the lease where the watchdog would have
@@ -80,31 +78,42 @@ final class EngineLease implements Lease {
             } catch (ArithmeticException overflow) {
                 at = Deadlines.NEVER;
             }
-            long delay = Deadlines.remaining(ticker, at);
-            if (delay != Long.MAX_VALUE) {
-                renewalCapTask = engine.timer().schedule(() -> renewalCapReached(max), delay, TimeUnit.NANOSECONDS);
+            if (at != Deadlines.NEVER) {
+                renewalCapTask = engine.timer().schedule(at, () -> renewalCapReached(max));
             }
         }
         scheduleExpiryCheck();
+    }
+
+    /**
+     * The next renewal, {@code leaseTime * renewalFraction} from now (fixed delay: counted from the
+     * end of the previous one), on the watchdog thread, which does the I/O.
+     */
+    private void scheduleRenewal() {
+        var options = ctx.options();
+        long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
+        long at = Deadlines.after(ticker.read(), interval);
+        if (at != Deadlines.NEVER && state.get() == State.HELD) {
+            renewTask = engine.watchdog().schedule(at, this::renewOnce);
+            if (state.get() != State.HELD) {
+                renewTask.cancel();
+            }
+        }
     }
 
     void scheduleExpiryCheck() {
         if (state.get() != State.HELD) {
             return;
         }
-        long delay = Deadlines.remaining(ticker, held.validUntilNanos());
-        if (delay == Long.MAX_VALUE) {
+        long deadline = held.validUntilNanos();
+        if (deadline == Deadlines.NEVER) {
             return;
         }
-        try {
-            ScheduledFuture<?> previous = expiryTask;
-            // +1 µs so that the check runs strictly after the deadline
-            expiryTask = engine.timer().schedule(this::checkExpiry, delay + 1_000, TimeUnit.NANOSECONDS);
-            if (previous != null) {
-                previous.cancel(false);
-            }
-        } catch (RejectedExecutionException closing) {
-            // provider is closing; close() takes care of this lease
+        LeaseTimer.Task previous = expiryTask;
+        // +1 µs so that the check runs strictly after the deadline
+        expiryTask = engine.timer().schedule(Deadlines.after(deadline, 1_000), this::checkExpiry);
+        if (previous != null) {
+            previous.cancel();
         }
     }
 
@@ -121,6 +130,16 @@ final class EngineLease implements Lease {
     }
 
     private void renewOnce() {
+        try {
+            renewOnceNow();
+        } finally {
+            if (state.get() == State.HELD) {
+                scheduleRenewal();
+            }
+        }
+    }
+
+    private void renewOnceNow() {
         if (state.get() != State.HELD) {
             return;
         }
@@ -194,11 +213,7 @@ final class EngineLease implements Lease {
     /** A cap ended the lease: report it lost, then delete it on the server (owner-only). */
     private void endAtCap(LeaseLostException cause) {
         if (markLost(cause, Level.INFO)) {
-            try {
-                engine.watchdog().execute(this::serverReleaseQuietly);
-            } catch (RejectedExecutionException closing) {
-                // close() releases it
-            }
+            engine.watchdog().execute(this::serverReleaseQuietly); // after close(), close() releases it
         }
     }
 
@@ -230,21 +245,21 @@ final class EngineLease implements Lease {
     }
 
     private void cancelTasks(boolean includingCap) {
-        ScheduledFuture<?> t = renewTask;
+        LeaseTimer.Task t = renewTask;
         if (t != null) {
-            t.cancel(false);
+            t.cancel();
         }
         t = expiryTask;
         if (t != null) {
-            t.cancel(false);
+            t.cancel();
         }
         t = capTask;
         if (t != null && includingCap) {
-            t.cancel(false);
+            t.cancel();
         }
         t = renewalCapTask;
         if (t != null && includingCap) {
-            t.cancel(false);
+            t.cancel();
         }
     }
 
@@ -319,7 +334,7 @@ final class EngineLease implements Lease {
         if (state.compareAndSet(State.HELD, State.RELEASED)) {
             wasValid = !Deadlines.passed(ticker, held.validUntilNanos());
             if (wasValid) {
-                lost.completeExceptionally(new CancellationException("lease released"));
+                lost.completeExceptionally(new Released());
             } else {
                 LeaseLostException cause =
                         new LeaseLostException("validity deadline passed before release", name, engine.backend());
@@ -365,6 +380,20 @@ final class EngineLease implements Lease {
                     result);
         }
         return result;
+    }
+
+    /** Completes {@link #lost()} on release: a plain cancellation, without the cost of a stack trace. */
+    private static final class Released extends CancellationException {
+        private static final long serialVersionUID = 1L;
+
+        Released() {
+            super("lease released");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 
     private void logLost(LeaseLostException cause, Level level) {

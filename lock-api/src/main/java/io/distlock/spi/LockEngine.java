@@ -17,8 +17,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -63,8 +61,8 @@ public final class LockEngine implements LockProvider {
     private final LockOptions options;
     private final String backend;
     private final Capabilities capabilities;
-    private final ScheduledThreadPoolExecutor watchdog;
-    private final ScheduledThreadPoolExecutor timer;
+    private final LeaseTimer watchdog;
+    private final LeaseTimer timer;
     private final Set<EngineLease> leases = ConcurrentHashMap.newKeySet();
     private final Object lifecycle = new Object();
     private volatile boolean closed;
@@ -79,25 +77,13 @@ public final class LockEngine implements LockProvider {
         }
         this.capabilities = caps;
         int n = SEQUENCE.incrementAndGet();
-        this.watchdog = executor("distlock-" + backend + "-watchdog-" + n);
-        this.timer = executor("distlock-" + backend + "-timer-" + n);
+        this.watchdog = new LeaseTimer("distlock-" + backend + "-watchdog-" + n, backend, options.ticker());
+        this.timer = new LeaseTimer("distlock-" + backend + "-timer-" + n, backend, options.ticker());
     }
 
     /** An engine driving {@code driver} with {@code options}. The engine owns the driver. */
     public static LockEngine create(LockDriver driver, LockOptions options) {
         return new LockEngine(driver, options);
-    }
-
-    private static ScheduledThreadPoolExecutor executor(String name) {
-        ThreadFactory factory = r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, factory);
-        e.setRemoveOnCancelPolicy(true);
-        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        return e;
     }
 
     @Override
@@ -145,7 +131,7 @@ public final class LockEngine implements LockProvider {
             }
             closed = true;
         }
-        timer.shutdownNow();
+        timer.close();
         RuntimeException failure = null;
         for (EngineLease lease : new ArrayList<>(leases)) {
             try {
@@ -164,7 +150,7 @@ public final class LockEngine implements LockProvider {
                         LogEvents.errorName(e));
             }
         }
-        watchdog.shutdownNow();
+        watchdog.close();
         try {
             driver.close();
         } catch (RuntimeException e) {
@@ -188,8 +174,8 @@ public final class LockEngine implements LockProvider {
             }
             closed = true;
         }
-        timer.shutdownNow();
-        watchdog.shutdownNow();
+        timer.close();
+        watchdog.close();
         for (EngineLease lease : new ArrayList<>(leases)) {
             lease.markLost(new LeaseLostException("provider was abandoned", lease.lockName(), backend), Level.DEBUG);
             leases.remove(lease);
@@ -439,11 +425,11 @@ public final class LockEngine implements LockProvider {
         leases.remove(lease);
     }
 
-    ScheduledThreadPoolExecutor watchdog() {
+    LeaseTimer watchdog() {
         return watchdog;
     }
 
-    ScheduledThreadPoolExecutor timer() {
+    LeaseTimer timer() {
         return timer;
     }
 

@@ -46,6 +46,8 @@ import org.slf4j.spi.LoggingEventBuilder;
  *       error</td><td>a lock granted with no validity left could not be given back</td></tr>
  *   <tr><td>{@value #OBSERVER_FAILED}</td><td>WARN</td><td>backend, error</td><td>a {@link
  *       io.distlock.LockObserver} threw</td></tr>
+ *   <tr><td>{@value #TIMER_TASK_FAILED}</td><td>WARN</td><td>backend, error</td><td>an action
+ *       on the engine's timer thread threw (a bug; the timer keeps running)</td></tr>
  * </table>
  *
  * <p>Guarantees: nothing is logged at INFO or above when a lock is acquired, released or renewed
@@ -90,6 +92,7 @@ public final class LogEvents {
     public static final String ABANDON_FAILED = "distlock.abandon_failed";
     public static final String RELEASE_LATE_ACQUISITION_FAILED = "distlock.release_late_acquisition_failed";
     public static final String OBSERVER_FAILED = "distlock.observer_failed";
+    public static final String TIMER_TASK_FAILED = "distlock.timer_task_failed";
 
     /** Every event name above. */
     public static final List<String> EVENTS = List.of(
@@ -106,7 +109,8 @@ public final class LogEvents {
             ABANDON_DRIVER_CLOSE_FAILED,
             ABANDON_FAILED,
             RELEASE_LATE_ACQUISITION_FAILED,
-            OBSERVER_FAILED);
+            OBSERVER_FAILED,
+            TIMER_TASK_FAILED);
 
     /** Every key above. */
     public static final List<String> KEYS =

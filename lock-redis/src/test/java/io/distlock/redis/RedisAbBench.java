@@ -1,0 +1,252 @@
+package io.distlock.redis;
+
+import io.distlock.Lease;
+import io.distlock.redis.internal.Owners;
+import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.internal.Topology;
+import io.distlock.tck.servers.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Interleaved A/B harness (not a test): in one JVM, alternates blocks of 50 of (a) distlock's
+ * acquire+release, (b) two PINGs on a dedicated connection (the compare floor), (c) the two raw
+ * scripts through a pooled Jedis client like ours, (d) the two raw scripts on a dedicated
+ * connection; then measures hand-off (release by A → acquisition by waiting B) the way
+ * distlock-compare does, interleaved with PING blocks. Prints medians over rounds.
+ *
+ * <p>Run: {@code lock-redis/bench.sh} builds the classpath; then {@code java -cp "$CP"
+ * io.distlock.redis.RedisAbBench [rounds] [handoffRounds]}.
+ */
+public final class RedisAbBench {
+    private static final int BLOCK = 50;
+
+    private RedisAbBench() {}
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        int handoffs = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+        try (RedisServer server = RedisServer.start();
+                Jedis ping = new Jedis(server.host(), server.port());
+                Jedis dedicated = new Jedis(server.host(), server.port())) {
+            RedisLockOptions opts =
+                    RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build();
+            UnifiedJedis pooled =
+                    Topology.standalone(server.host(), server.port()).connect(opts);
+            try (RedisLockProvider ours = RedisLockProvider.builder()
+                            .standalone(server.host(), server.port())
+                            .options(opts)
+                            .build();
+                    RedisLockProvider noRenew = RedisLockProvider.builder()
+                            .standalone(server.host(), server.port())
+                            .options(opts.mutate()
+                                    .lockOptions(opts.lockOptions()
+                                            .mutate()
+                                            .autoRenew(false)
+                                            .build())
+                                    .build())
+                            .build()) {
+                String lockKey = ours.lockKey("ab-raw");
+                String tokenKey = ours.tokenKey("ab-raw");
+                String channel = lockKey.replace(":lock", ":released");
+                Runnable a =
+                        () -> ours.lock("ab-ours").tryAcquire().orElseThrow().release();
+                Runnable f = () -> {
+                    ping.ping();
+                    ping.ping();
+                };
+                Runnable r = () -> rawPair(pooled, lockKey, tokenKey, channel);
+                Runnable d = () -> rawPairDedicated(dedicated, lockKey, tokenKey, channel);
+                Map<String, Runnable> variants = new LinkedHashMap<>();
+                variants.put("ours", a);
+                variants.put("2ping", f);
+                if (Boolean.getBoolean("ab.norenew")) {
+                    variants.put(
+                            "ours-norenew",
+                            () -> noRenew.lock("ab-nr")
+                                    .tryAcquire()
+                                    .orElseThrow()
+                                    .release());
+                }
+                variants.put("raw-pooled", r);
+                variants.put("raw-dedicated", d);
+                for (int i = 0; i < 2_000; i++) {
+                    variants.values().forEach(Runnable::run);
+                }
+                Map<String, List<Double>> p50s = new LinkedHashMap<>();
+                for (int round = 0; round < rounds; round++) {
+                    Map<String, long[]> samples = new LinkedHashMap<>();
+                    int n = 4_000;
+                    variants.keySet().forEach(k -> samples.put(k, new long[n]));
+                    for (int from = 0; from < n; from += BLOCK) {
+                        for (Map.Entry<String, Runnable> v : variants.entrySet()) {
+                            long[] s = samples.get(v.getKey());
+                            Runnable op = v.getValue();
+                            for (int i = from; i < from + BLOCK; i++) {
+                                long t0 = System.nanoTime();
+                                op.run();
+                                s[i] = System.nanoTime() - t0;
+                            }
+                        }
+                    }
+                    StringBuilder line = new StringBuilder("round " + round + ":");
+                    double floor = p50(samples.get("2ping"));
+                    for (Map.Entry<String, long[]> e : samples.entrySet()) {
+                        double p = p50(e.getValue());
+                        p50s.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(p);
+                        line.append(String.format(Locale.ROOT, " %s=%.1fus(%.2fx)", e.getKey(), p, p / floor));
+                    }
+                    System.out.println(line);
+                }
+                double floor = median(p50s.get("2ping"));
+                StringBuilder line = new StringBuilder("uncontended median p50:");
+                p50s.forEach((k, v) ->
+                        line.append(String.format(Locale.ROOT, " %s=%.1fus(%.2fx)", k, median(v), median(v) / floor)));
+                System.out.println(line);
+            } finally {
+                pooled.close();
+            }
+            if (handoffs > 0) {
+                handoff(server, ping, handoffs);
+            }
+        }
+    }
+
+    private static void rawPair(UnifiedJedis c, String lockKey, String tokenKey, String channel) {
+        String owner = Owners.newOwner();
+        Object o = Scripts.run(c, Scripts.ACQUIRE, List.of(lockKey, tokenKey), List.of(owner, "10000", "70000000"));
+        if (!(o instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
+            throw new IllegalStateException("raw acquire failed: " + o);
+        }
+        Scripts.run(c, Scripts.RELEASE, List.of(lockKey), List.of(owner, channel));
+    }
+
+    private static void rawPairDedicated(Jedis c, String lockKey, String tokenKey, String channel) {
+        String owner = Owners.newOwner();
+        Object o = c.evalsha(Scripts.ACQUIRE.sha(), List.of(lockKey, tokenKey), List.of(owner, "10000", "70000000"));
+        if (!(o instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
+            throw new IllegalStateException("raw acquire failed: " + o);
+        }
+        c.evalsha(Scripts.RELEASE.sha(), List.of(lockKey), List.of(owner, channel));
+    }
+
+    /** The hand-off scenario of distlock-compare (one waiter), with PING blocks between hand-offs. */
+    private static void handoff(RedisServer server, Jedis ping, int rounds) throws Exception {
+        RedisLockOptions opts =
+                RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build();
+        try (RedisLockProvider pa = provider(server, opts);
+                RedisLockProvider pb = provider(server, opts)) {
+            String name = "ab-handoff";
+            long[] nanos = new long[rounds + 50];
+            long[] pings = new long[(rounds + 50) * 3];
+            AtomicInteger measured = new AtomicInteger();
+            AtomicInteger acquisitions = new AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            long[] lastRelease = {0};
+            Object releaseLock = new Object();
+            List<Thread> threads = new ArrayList<>();
+            int[] pingIdx = {0};
+            for (RedisLockProvider p : List.of(pa, pb)) {
+                Thread th = new Thread(
+                        () -> {
+                            try {
+                                while (!stop.get()) {
+                                    Optional<Lease> h = p.lock(name).tryAcquire(Duration.ofSeconds(10));
+                                    long got = System.nanoTime();
+                                    if (h.isEmpty()) {
+                                        continue;
+                                    }
+                                    int mine = acquisitions.incrementAndGet();
+                                    long prev;
+                                    synchronized (releaseLock) {
+                                        prev = lastRelease[0];
+                                    }
+                                    if (prev != 0) {
+                                        int slot = measured.getAndIncrement();
+                                        if (slot < nanos.length) {
+                                            nanos[slot] = got - prev;
+                                        } else {
+                                            stop.set(true);
+                                        }
+                                    }
+                                    // the floor, under the same load, while holding
+                                    for (int i = 0; i < 3 && pingIdx[0] < pings.length; i++) {
+                                        long t0 = System.nanoTime();
+                                        ping.ping();
+                                        pings[pingIdx[0]++] = System.nanoTime() - t0;
+                                    }
+                                    if (!stop.get()) {
+                                        LockSupport.parkNanos(1_000_000);
+                                    }
+                                    synchronized (releaseLock) {
+                                        lastRelease[0] = System.nanoTime();
+                                    }
+                                    h.get().release();
+                                    while (!stop.get() && acquisitions.get() == mine) {
+                                        LockSupport.parkNanos(20_000);
+                                    }
+                                }
+                            } catch (Throwable t) {
+                                error.compareAndSet(null, t);
+                                stop.set(true);
+                            }
+                        },
+                        "ab-handoff-" + threads.size());
+                threads.add(th);
+                th.start();
+            }
+            for (Thread t : threads) {
+                t.join(120_000);
+            }
+            if (error.get() != null) {
+                throw new IllegalStateException(error.get());
+            }
+            long[] got = Arrays.copyOfRange(nanos, 50, Math.min(nanos.length, measured.get()));
+            long[] pg = Arrays.copyOf(pings, pingIdx[0]);
+            double ping50 = p50(pg);
+            System.out.printf(
+                    Locale.ROOT,
+                    "handoff p50=%.1fus p90=%.1fus ping p50=%.1fus -> %.2f PINGs (n=%d)%n",
+                    p50(got),
+                    pct(got, 0.9),
+                    ping50,
+                    p50(got) / ping50,
+                    got.length);
+        }
+    }
+
+    private static RedisLockProvider provider(RedisServer server, RedisLockOptions opts) {
+        return RedisLockProvider.builder()
+                .standalone(server.host(), server.port())
+                .options(opts)
+                .build();
+    }
+
+    private static double p50(long[] nanos) {
+        return pct(nanos, 0.5);
+    }
+
+    private static double pct(long[] nanos, double q) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[Math.max(0, (int) Math.ceil(q * s.length) - 1)] / 1e3;
+    }
+
+    private static double median(List<Double> v) {
+        double[] s = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return s[s.length / 2];
+    }
+}
