@@ -93,22 +93,22 @@ final class Nemesis {
                 windows.add(new Results.Window("baseline", "no fault", "none", start, start, "", false));
                 awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
                 long until = start + profile.perBackend().toNanos();
-                boolean first = true;
+                // faults that leave the servers changed for good (a failover without its replica
+                // back, a token counter reset) run once, after the cycles of the others
+                List<FaultKind> cycled =
+                        topo.faults().stream().filter(topo::repeatable).toList();
+                List<FaultKind> last =
+                        topo.faults().stream().filter(k -> !topo.repeatable(k)).toList();
                 do {
-                    List<FaultKind> faults = first
-                            ? topo.faults()
-                            : topo.faults().stream().filter(topo::repeatable).toList();
-                    if (faults.isEmpty()) {
-                        break;
-                    }
-                    first = false;
-                    for (FaultKind kind : faults) {
+                    for (FaultKind kind : cycled) {
                         windows.add(inject(topo, spec, kind));
-                        if (profile.minGap().toNanos() > 0) {
-                            LockSupport.parkNanos(profile.minGap().toNanos());
-                        }
+                        gap();
                     }
-                } while (System.nanoTime() < until);
+                } while (!cycled.isEmpty() && System.nanoTime() < until);
+                for (FaultKind kind : last) {
+                    windows.add(inject(topo, spec, kind));
+                    gap();
+                }
                 log.accept(backend + ": stopping clients");
                 stopClients();
                 long end = System.nanoTime();
@@ -332,7 +332,13 @@ final class Nemesis {
             awaitWrites(before + profile.settleWrites() - writesOk.get(), profile.recoveryTimeout());
         }
         return new Results.Window(
-                kind.id(), kind.description(), kind.column(), injected, undone, note, kind.losesData());
+                kind.id(), topo.describe(kind), kind.column(), injected, undone, note, kind.losesData());
+    }
+
+    private void gap() {
+        if (profile.minGap().toNanos() > 0) {
+            hold(profile.minGap());
+        }
     }
 
     /** The fault's own duration: the schedule, not a wait for something to settle. */
