@@ -2,7 +2,6 @@ package io.distlock.nemesis;
 
 import io.distlock.Lease;
 import io.distlock.LockProvider;
-import io.distlock.LockProviders;
 import io.distlock.fencing.JdbcFencingGuard;
 import io.distlock.fencing.StaleTokenException;
 import java.io.BufferedReader;
@@ -76,7 +75,8 @@ public final class NemesisClientMain {
 
     private void run() throws Exception {
         boolean broken = args.containsKey("broken");
-        LockProvider provider = broken ? null : LockProviders.open(args.get("uri"));
+        java.util.List<AutoCloseable> alsoClose = new java.util.ArrayList<>();
+        LockProvider provider = broken ? null : MappedSentinel.open(args.get("uri"), alsoClose);
         Thread commands = new Thread(this::readCommands, "distlock-nemesis-client-commands");
         commands.setDaemon(true);
         commands.start();
@@ -149,6 +149,13 @@ public final class NemesisClientMain {
                 try {
                     provider.close();
                 } catch (RuntimeException e) {
+                    System.err.println("close failed: " + e);
+                }
+            }
+            for (AutoCloseable c : alsoClose) {
+                try {
+                    c.close();
+                } catch (Exception e) {
                     System.err.println("close failed: " + e);
                 }
             }

@@ -31,8 +31,6 @@ final class ReadmeSection {
     /** Why a fault class does not apply to a backend, for the cells no run backs. */
     private static final Map<String, String> NOT_APPLICABLE = Map.of(
             "redis/failover", "n/a: one server (see redis-sentinel)",
-            "redis-sentinel/partition", "not run: clients reach the master Sentinel names, not the suite's proxies",
-            "redis-sentinel/pause", "not run in the suite (same client-side mechanism as redis)",
             "redis-sentinel/server", "see failover",
             "redlock/server", "see node loss",
             "etcd/server", "not run: a member without its data cannot rejoin (`member remove`/`add` needed)",
@@ -139,8 +137,8 @@ final class ReadmeSection {
                     + stale + " stale writes rejected";
         } else if (admitted == ooo + dup) {
             text = "`" + b.fencing() + "`: **unsafe after data loss** — " + (ooo + dup)
-                    + " write(s) accepted out of token order or with a reused token once nodes had lost their"
-                    + " counters";
+                    + " write(s) accepted out of token order or with a reused token, after servers lost the data"
+                    + " their tokens are counted in";
         } else {
             text = "`" + b.fencing() + "`: **VIOLATED** — " + (ooo + dup)
                     + " write(s) accepted out of token order or with a reused token";

@@ -54,7 +54,7 @@ final class ReportWriter {
         List<String> parts = new ArrayList<>();
         if (p.fencingViolationAdmitted()) {
             parts.add("**fencing broken**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
-                    + " reused token (admitted: the backend's tokens do not survive a restart without data)");
+                    + " reused token (admitted: no backend's tokens survive the loss of the server's data)");
         } else if (p.fencingViolated()) {
             parts.add("**FENCING VIOLATED**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
                     + " reused token");
@@ -260,7 +260,7 @@ final class ReportWriter {
                 }
                 String text;
                 if (worst.fencingViolationAdmitted()) {
-                    text = "**fencing broken** (declared: tokens do not survive data loss)";
+                    text = "**fencing broken** (after data loss: no backend's tokens survive it)";
                 } else if (worst.fencingViolated()) {
                     text = "**fencing violated**";
                 } else if (worst.overlaps() > 0) {

@@ -61,6 +61,11 @@ abstract class Topology implements AutoCloseable {
         return kind.description();
     }
 
+    /** Whether the smoke profile (CI) runs {@code kind}; the long profile runs every fault. */
+    boolean inSmoke(FaultKind kind) {
+        return true;
+    }
+
     /** Whether {@code kind} can run again on the same servers (a Sentinel failover leaves no replica). */
     boolean repeatable(FaultKind kind) {
         return kind != FaultKind.REDIS_FAILOVER;
@@ -195,9 +200,15 @@ abstract class Topology implements AutoCloseable {
         }
     }
 
-    /** Redis master + replica + 3 Sentinels; clients find the master through Sentinel (no proxies). */
+    /**
+     * Redis master + replica + 3 Sentinels; clients find the master through Sentinel. Each client
+     * reaches the Sentinels and both data nodes through its own proxies: a Jedis address mapper
+     * ({@link MappedSentinel}) turns the address Sentinel names into the client's proxy for it.
+     */
     static final class Sentinel extends Topology {
         private final RedisSentinelSetup setup = RedisSentinelSetup.start();
+        private final String master = setup.master().address();
+        private final String replica = setup.replica().address();
 
         Sentinel(long leaseMs) {
             // failover takes longer than a short lease (down-after 1 s + election): with a short
@@ -237,25 +248,31 @@ abstract class Topology implements AutoCloseable {
         }
 
         @Override
-        boolean proxied() {
-            return false;
-        }
-
-        @Override
         List<FaultKind> faults() {
-            // not proxied (the master's address comes from Sentinel): no partition, reset or latency
-            return List.of(FaultKind.KILL_HOLDER, FaultKind.REDIS_FAILOVER);
+            return with(FaultKind.REDIS_FAILOVER);
         }
 
+        /** With a 10 s lease a pause or latency run takes 20–25 s: in the long profile only. */
+        @Override
+        boolean inSmoke(FaultKind kind) {
+            return kind != FaultKind.PAUSE_HOLDER && kind != FaultKind.LATENCY;
+        }
+
+        /** The Sentinels, then the master and the replica. */
         @Override
         List<String> nodes() {
-            return List.of(setup.sentinelAddresses().split(","));
+            List<String> n = new ArrayList<>(List.of(setup.sentinelAddresses().split(",")));
+            n.add(master);
+            n.add(replica);
+            return List.copyOf(n);
         }
 
         @Override
         String uri(List<String> a) {
-            return "redis-sentinel://" + String.join(",", a) + "/" + setup.masterName() + "?leaseTime="
-                    + lease(leaseMs);
+            int s = a.size() - 2;
+            return "redis-sentinel://" + String.join(",", a.subList(0, s)) + "/" + setup.masterName() + "?leaseTime="
+                    + lease(leaseMs) + MappedSentinel.MARK + master + ">" + a.get(s) + "," + replica + ">"
+                    + a.get(s + 1);
         }
 
         @Override

@@ -35,7 +35,6 @@ class CheckerTest {
                 mayGrantTwice ? "MAY_GRANT_TWICE" : "HELD_LOCKS_SURVIVE",
                 fencing,
                 mayGrantTwice,
-                false,
                 2,
                 1000,
                 0,
@@ -85,7 +84,7 @@ class CheckerTest {
     }
 
     @Test
-    void check_tokenReusedAfterARestartWithoutData_admittedWhenTokensDoNotSurviveRestarts() {
+    void check_tokenReusedAfterARestartWithoutData_admittedAsFencingBroken() {
         holding("c1", 1, 7, 100, 200, true);
         holding("c2", 1, 7, 3200, 3300, true); // after the data-losing fault at 3000 ms
 
@@ -203,7 +202,6 @@ class CheckerTest {
                 "t",
                 "NONE",
                 "NOT_APPLICABLE",
-                false,
                 false,
                 false,
                 1,
