@@ -2,7 +2,6 @@ package io.distlock.nemesis;
 
 import io.distlock.Capabilities;
 import io.distlock.LockProvider;
-import io.distlock.LockProviders;
 import io.distlock.tck.faults.Fault;
 import io.distlock.tck.faults.TcpProxy;
 import java.nio.file.Path;
@@ -95,9 +94,7 @@ final class Nemesis {
                 long until = start + profile.perBackend().toNanos();
                 // faults that leave the servers changed for good (a failover without its replica
                 // back, a token counter reset) run once, after the cycles of the others
-                List<FaultKind> faults = topo.faults().stream()
-                        .filter(k -> !profile.name().equals("smoke") || topo.inSmoke(k))
-                        .toList();
+                List<FaultKind> faults = topo.faults();
                 List<FaultKind> cycled =
                         faults.stream().filter(topo::repeatable).toList();
                 List<FaultKind> last =
@@ -188,11 +185,19 @@ final class Nemesis {
         }
     }
 
-    private static Capabilities capabilities(Topology topo) {
-        String uri = topo.uri(topo.nodes());
-        int mark = uri.indexOf(MappedSentinel.MARK);
-        try (LockProvider p = LockProviders.open(mark < 0 ? uri : uri.substring(0, mark))) {
+    /** The backend's declared capabilities, from a provider opened like a client's (with its retries). */
+    private static Capabilities capabilities(Topology topo) throws InterruptedException {
+        List<AutoCloseable> extra = new ArrayList<>();
+        try (LockProvider p = NemesisClientMain.openProvider(topo.uri(topo.nodes()), extra)) {
             return p.capabilities();
+        } finally {
+            for (AutoCloseable c : extra) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // best effort
+                }
+            }
         }
     }
 
@@ -245,6 +250,12 @@ final class Nemesis {
                 note = "target " + holder.id();
                 injected = System.nanoTime();
                 if (kind == FaultKind.KILL_HOLDER) {
+                    // stop it where it holds the lock and has not written (it may have moved on since
+                    // it was seen), so the SIGKILL kills a holder
+                    if (!holder.park(profile.recoveryTimeout())) {
+                        note += " (not seen holding again: killed anyway)";
+                    }
+                    injected = System.nanoTime();
                     holder.kill();
                     undone = System.nanoTime();
                     clients.remove(holder);
@@ -279,7 +290,7 @@ final class Nemesis {
             }
             case LATENCY -> {
                 List<TcpProxy> ps = topo.allProxies();
-                Duration d = Duration.ofMillis(lease * 2);
+                Duration d = Duration.ofMillis(Math.min(lease * 2, lease + 3000));
                 injected = System.nanoTime();
                 try (Fault f = Fault.inject(
                         "latency",

@@ -61,11 +61,6 @@ abstract class Topology implements AutoCloseable {
         return kind.description();
     }
 
-    /** Whether the smoke profile (CI) runs {@code kind}; the long profile runs every fault. */
-    boolean inSmoke(FaultKind kind) {
-        return true;
-    }
-
     /** Whether {@code kind} can run again on the same servers (a Sentinel failover leaves no replica). */
     boolean repeatable(FaultKind kind) {
         return kind != FaultKind.REDIS_FAILOVER;
@@ -250,12 +245,6 @@ abstract class Topology implements AutoCloseable {
         @Override
         List<FaultKind> faults() {
             return with(FaultKind.REDIS_FAILOVER);
-        }
-
-        /** With a 10 s lease a pause or latency run takes 20–25 s: in the long profile only. */
-        @Override
-        boolean inSmoke(FaultKind kind) {
-            return kind != FaultKind.PAUSE_HOLDER && kind != FaultKind.LATENCY;
         }
 
         /** The Sentinels, then the master and the replica. */

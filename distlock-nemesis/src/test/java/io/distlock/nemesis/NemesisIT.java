@@ -113,7 +113,12 @@ class NemesisIT {
         }
         assertThat(sentinel.phases())
                 .extracting(Results.Phase::fault)
-                .contains(FaultKind.PARTITION_HOLDER.id(), FaultKind.RESET_CONNECTIONS.id());
+                .as("every client fault also under Sentinel")
+                .contains(
+                        FaultKind.PAUSE_HOLDER.id(),
+                        FaultKind.PARTITION_HOLDER.id(),
+                        FaultKind.RESET_CONNECTIONS.id(),
+                        FaultKind.LATENCY.id());
         Results.Backend zk = run.backends().get(Topology.BACKENDS.indexOf("zookeeper"));
         assertThat(zk.phases()).extracting(Results.Phase::fault).contains(FaultKind.RESTART_MEMBER_LOSE_DATA.id());
         // the MySQL lock server restarted empty: tokens start again at 1, and the resource (another
