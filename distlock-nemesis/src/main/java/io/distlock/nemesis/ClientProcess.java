@@ -202,6 +202,23 @@ final class ClientProcess implements AutoCloseable {
         paused = false;
     }
 
+    /**
+     * Asks the client to stop at its next moment of holding the lock before writing; returns whether
+     * it did within {@code timeout}. A client that stops there can be killed while it holds.
+     */
+    boolean park(Duration timeout) throws InterruptedException {
+        send("PARK");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            String reply = replies.poll(left, TimeUnit.NANOSECONDS);
+            if (reply != null && reply.startsWith("PARKED ")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** SIGKILL; a dead process believes nothing, so its current holding ends now (a KILLED event). */
     void kill() {
         long now = System.nanoTime(); // it can do nothing after the signal

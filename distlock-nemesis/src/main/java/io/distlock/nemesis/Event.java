@@ -6,7 +6,7 @@ package io.distlock.nemesis;
  *
  * @param client the client's id
  * @param type ACQUIRED, NOT_ACQUIRED, ACQUIRE_ERROR, WRITE_OK, WRITE_STALE, WRITE_ERROR, RELEASED,
- *     RELEASE_ERROR or LOST
+ *     RELEASE_ERROR or LOST; or KILLED, recorded by the nemesis (not the client) at the SIGKILL
  * @param nanos when
  * @param hold the client's round number; events of one holding share it
  * @param token the fencing token, or -1

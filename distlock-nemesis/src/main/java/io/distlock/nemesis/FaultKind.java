@@ -16,6 +16,11 @@ public enum FaultKind {
     RESTART_SERVER_KEEP_DATA("restart-server-keep-data", "server", "server SIGKILLed, restarted with its data"),
     /** SIGKILL the server and restart it empty. */
     RESTART_SERVER_LOSE_DATA("restart-server-lose-data", "server", "server SIGKILLed, restarted without its data"),
+    /** SIGKILL the leader of a 3-member ZooKeeper ensemble and restart it with an empty data directory. */
+    RESTART_MEMBER_LOSE_DATA(
+            "restart-member-lose-data",
+            "server",
+            "leader of the 3-member ensemble SIGKILLed, restarted with an empty data directory (same id)"),
     /** SIGKILL the leader of a 3-node cluster; restart it with its data later. */
     KILL_LEADER("kill-leader", "failover", "leader of the 3-node cluster SIGKILLed, restarted later"),
     /** Sentinel fails over from the killed master to its replica (asynchronous replication). */

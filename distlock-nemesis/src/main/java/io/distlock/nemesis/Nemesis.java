@@ -2,7 +2,6 @@ package io.distlock.nemesis;
 
 import io.distlock.Capabilities;
 import io.distlock.LockProvider;
-import io.distlock.LockProviders;
 import io.distlock.tck.faults.Fault;
 import io.distlock.tck.faults.TcpProxy;
 import java.nio.file.Path;
@@ -93,22 +92,23 @@ final class Nemesis {
                 windows.add(new Results.Window("baseline", "no fault", "none", start, start, "", false));
                 awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
                 long until = start + profile.perBackend().toNanos();
-                boolean first = true;
+                // faults that leave the servers changed for good (a failover without its replica
+                // back, a token counter reset) run once, after the cycles of the others
+                List<FaultKind> faults = topo.faults();
+                List<FaultKind> cycled =
+                        faults.stream().filter(topo::repeatable).toList();
+                List<FaultKind> last =
+                        faults.stream().filter(k -> !topo.repeatable(k)).toList();
                 do {
-                    List<FaultKind> faults = first
-                            ? topo.faults()
-                            : topo.faults().stream().filter(topo::repeatable).toList();
-                    if (faults.isEmpty()) {
-                        break;
-                    }
-                    first = false;
-                    for (FaultKind kind : faults) {
+                    for (FaultKind kind : cycled) {
                         windows.add(inject(topo, spec, kind));
-                        if (profile.minGap().toNanos() > 0) {
-                            LockSupport.parkNanos(profile.minGap().toNanos());
-                        }
+                        gap();
                     }
-                } while (System.nanoTime() < until);
+                } while (!cycled.isEmpty() && System.nanoTime() < until);
+                for (FaultKind kind : last) {
+                    windows.add(inject(topo, spec, kind));
+                    gap();
+                }
                 log.accept(backend + ": stopping clients");
                 stopClients();
                 long end = System.nanoTime();
@@ -126,7 +126,6 @@ final class Nemesis {
                         caps.failover().name(),
                         caps.fencing().present(),
                         caps.failover() == Capabilities.Failover.MAY_GRANT_TWICE,
-                        caps.fencingSurvivesServerRestart(),
                         profile.clients(),
                         leaseMs,
                         t0,
@@ -186,9 +185,19 @@ final class Nemesis {
         }
     }
 
-    private static Capabilities capabilities(Topology topo) {
-        try (LockProvider p = LockProviders.open(topo.uri(topo.nodes()))) {
+    /** The backend's declared capabilities, from a provider opened like a client's (with its retries). */
+    private static Capabilities capabilities(Topology topo) throws InterruptedException {
+        List<AutoCloseable> extra = new ArrayList<>();
+        try (LockProvider p = NemesisClientMain.openProvider(topo.uri(topo.nodes()), extra)) {
             return p.capabilities();
+        } finally {
+            for (AutoCloseable c : extra) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // best effort
+                }
+            }
         }
     }
 
@@ -221,7 +230,9 @@ final class Nemesis {
 
     private Results.Window inject(Topology topo, ClientProcess.Spec spec, FaultKind kind) throws InterruptedException {
         long lease = leaseMs;
-        Duration pastLease = Duration.ofMillis(lease * 5 / 2);
+        // long enough for the lease to run out and another client to acquire and write: 2.5 leases,
+        // at most a lease + 3 s (the 10 s Sentinel lease)
+        Duration pastLease = Duration.ofMillis(Math.min(lease * 5 / 2, lease + 3000));
         String note = "";
         long injected;
         long undone;
@@ -239,6 +250,12 @@ final class Nemesis {
                 note = "target " + holder.id();
                 injected = System.nanoTime();
                 if (kind == FaultKind.KILL_HOLDER) {
+                    // stop it where it holds the lock and has not written (it may have moved on since
+                    // it was seen), so the SIGKILL kills a holder
+                    if (!holder.park(profile.recoveryTimeout())) {
+                        note += " (not seen holding again: killed anyway)";
+                    }
+                    injected = System.nanoTime();
                     holder.kill();
                     undone = System.nanoTime();
                     clients.remove(holder);
@@ -273,7 +290,7 @@ final class Nemesis {
             }
             case LATENCY -> {
                 List<TcpProxy> ps = topo.allProxies();
-                Duration d = Duration.ofMillis(lease * 2);
+                Duration d = Duration.ofMillis(Math.min(lease * 2, lease + 3000));
                 injected = System.nanoTime();
                 try (Fault f = Fault.inject(
                         "latency",
@@ -332,7 +349,13 @@ final class Nemesis {
             awaitWrites(before + profile.settleWrites() - writesOk.get(), profile.recoveryTimeout());
         }
         return new Results.Window(
-                kind.id(), kind.description(), kind.column(), injected, undone, note, kind.losesData());
+                kind.id(), topo.describe(kind), kind.column(), injected, undone, note, kind.losesData());
+    }
+
+    private void gap() {
+        if (profile.minGap().toNanos() > 0) {
+            hold(profile.minGap());
+        }
     }
 
     /** The fault's own duration: the schedule, not a wait for something to settle. */

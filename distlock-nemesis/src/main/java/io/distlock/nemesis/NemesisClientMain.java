@@ -2,7 +2,6 @@ package io.distlock.nemesis;
 
 import io.distlock.Lease;
 import io.distlock.LockProvider;
-import io.distlock.LockProviders;
 import io.distlock.fencing.JdbcFencingGuard;
 import io.distlock.fencing.StaleTokenException;
 import java.io.BufferedReader;
@@ -35,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Every step is printed on stdout as one event line, {@code E <type> <nanoTime> <hold> <token|->
  * <deadline|-> <detail>}; the parent merges the events of all clients (one machine: one
  * {@code CLOCK_MONOTONIC}). Commands on stdin: {@code CLOCK} (answers {@code CLOCK <nanoTime>}),
- * {@code STOP} (finish the current round, release, answer {@code BYE}, exit). EOF on stdin (the
+ * {@code STOP} (finish the current round, release, answer {@code BYE}, exit), {@code PARK} (at the next
+ * moment it holds the lock and has not written, answer {@code PARKED <hold>} and wait: the nemesis kills
+ * it there). EOF on stdin (the
  * parent died) exits too.
  *
  * <p>{@code --broken} replaces the lock with a deliberately wrong one that grants every request at
@@ -48,6 +49,9 @@ public final class NemesisClientMain {
 
     private final Map<String, String> args;
     private final CountDownLatch stop = new CountDownLatch(1);
+    /** Set by {@code PARK}: at its next point of holding the lock before writing, wait to be killed. */
+    private volatile boolean park;
+
     private final JdbcFencingGuard guard = JdbcFencingGuard.create(Resource.FENCE_TABLE);
     private Connection connection;
 
@@ -76,7 +80,8 @@ public final class NemesisClientMain {
 
     private void run() throws Exception {
         boolean broken = args.containsKey("broken");
-        LockProvider provider = broken ? null : LockProviders.open(args.get("uri"));
+        java.util.List<AutoCloseable> alsoClose = new java.util.ArrayList<>();
+        LockProvider provider = broken ? null : openProvider(args.get("uri"), alsoClose);
         Thread commands = new Thread(this::readCommands, "distlock-nemesis-client-commands");
         commands.setDaemon(true);
         commands.start();
@@ -134,6 +139,11 @@ public final class NemesisClientMain {
                             now + lease.remainingValidity().toNanos(),
                             "");
                 }
+                if (park) {
+                    // the nemesis is about to SIGKILL this holder: stop here, holding, before the write
+                    println("PARKED " + hold);
+                    stop.await();
+                }
                 write(hold, token);
                 event("RELEASED", System.nanoTime(), hold, token, NONE, "");
                 if (lease != null) {
@@ -152,7 +162,33 @@ public final class NemesisClientMain {
                     System.err.println("close failed: " + e);
                 }
             }
+            for (AutoCloseable c : alsoClose) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    System.err.println("close failed: " + e);
+                }
+            }
             println("BYE");
+        }
+    }
+
+    /**
+     * Opens the provider, trying again for up to 30 s while the backend is unavailable: on a loaded
+     * machine a first connection can miss the short connection timeout of the run, before any fault.
+     */
+    static LockProvider openProvider(String uri, java.util.List<AutoCloseable> alsoClose) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return MappedSentinel.open(uri, alsoClose);
+            } catch (io.distlock.BackendUnavailableException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                System.err.println("backend unavailable at start, trying again: " + e.getMessage());
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
         }
     }
 
@@ -233,6 +269,8 @@ public final class NemesisClientMain {
             while ((line = in.readLine()) != null) {
                 if (line.equals("CLOCK")) {
                     println("CLOCK " + System.nanoTime());
+                } else if (line.equals("PARK")) {
+                    park = true;
                 } else if (line.equals("STOP")) {
                     stop.countDown();
                 }

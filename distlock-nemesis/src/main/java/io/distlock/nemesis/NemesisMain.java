@@ -23,23 +23,29 @@ public final class NemesisMain {
     private NemesisMain() {}
 
     /** Options of one run. */
-    public record Options(Profile profile, List<String> backends, Path out, Path docs, String command, Path from) {
-        /** Options of a run (not a regeneration). */
+    public record Options(
+            Profile profile, List<String> backends, Path out, Path docs, String command, Path from, Path readme) {
+        /** Options of a run (not a regeneration), without docs' README. */
         public Options(Profile profile, List<String> backends, Path out, Path docs, String command) {
-            this(profile, backends, out, docs, command, null);
+            this(profile, backends, out, docs, command, null, null);
         }
     }
 
     static final String USAGE = String.join(
             "\n",
-            "usage: ./distlock nemesis [--profile smoke|long] [--backends b1,b2,...] [--duration 4m] [--out DIR] [--docs DIR]",
+            "usage: ./distlock nemesis [--profile smoke|long] [--backends b1,b2,...] [--duration 4m] [--out DIR]",
+            "                          [--docs DIR [--readme FILE]] [--from results.json]",
             "  --profile   smoke: every backend, every applicable fault once (CI); long (default): several minutes",
             "              per backend, faults every few seconds",
             "  --backends  any of " + String.join(",", Topology.BACKENDS) + " (default: all)",
             "  --duration  long profile: time per backend (default 4m)",
             "  --out       output folder (default results/nemesis-<time>); never commit it",
-            "  --docs      also write nemesis-results.md and guarantee-matrix.md there (e.g. docs)",
-            "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out)");
+            "  --docs      also write nemesis-results.md, guarantee-matrix.md and nemesis-results.json (the",
+            "              recorded results, committed) there (e.g. docs)",
+            "  --readme    with --docs: rewrite the guarantee table between the generated-section markers of",
+            "              this README (e.g. README.md), linking into the docs folder",
+            "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out;",
+            "              e.g. --from docs/nemesis-results.json --docs docs --readme README.md)");
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
@@ -58,8 +64,16 @@ public final class NemesisMain {
         }
         if (o.from() != null) {
             Results.Run old = ResultsJson.read(o.from());
-            String command = old.command().isEmpty() ? "./distlock nemesis --profile " + old.profile() : old.command();
-            writeReports(old, o.out(), o.docs(), command);
+            if (old.command().isEmpty()) {
+                old = new Results.Run(
+                        old.profile(),
+                        old.started(),
+                        old.host(),
+                        old.durationSeconds(),
+                        old.backends(),
+                        "./distlock nemesis --profile " + old.profile());
+            }
+            writeReports(old, o.out(), o.docs(), o.readme());
             System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
             return;
         }
@@ -79,6 +93,7 @@ public final class NemesisMain {
         Path docs = null;
         Duration duration = null;
         Path from = null;
+        Path readme = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("-h") || a.equals("--help")) {
@@ -103,11 +118,15 @@ public final class NemesisMain {
                 case "--out" -> out = Paths.get(v);
                 case "--docs" -> docs = Paths.get(v);
                 case "--from" -> from = Paths.get(v);
+                case "--readme" -> readme = Paths.get(v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
         if (duration != null) {
             profile = profile.withPerBackend(duration);
+        }
+        if (readme != null && docs == null) {
+            throw new IllegalArgumentException("--readme needs --docs (the README's table links into the docs)");
         }
         if (out == null) {
             out = Paths.get(
@@ -124,11 +143,9 @@ public final class NemesisMain {
                         ? ""
                         : " --duration "
                                 + String.join(" ", args[Arrays.asList(args).indexOf("--duration") + 1]))
-                + (docs == null ? "" : " --docs " + docs);
-        if (from != null) {
-            return new Options(profile, backends, out, docs, command, from);
-        }
-        return new Options(profile, backends, out, docs, command, null);
+                + (docs == null ? "" : " --docs " + docs)
+                + (readme == null ? "" : " --readme " + readme);
+        return new Options(profile, backends, out, docs, command, from, readme);
     }
 
     static Duration parseDuration(String v) {
@@ -184,19 +201,40 @@ public final class NemesisMain {
                 (System.nanoTime() - t0) / 1e9,
                 List.copyOf(results),
                 o.command());
-        writeReports(run, o.out(), o.docs(), o.command());
+        writeReports(run, o.out(), o.docs(), o.readme());
         return run;
     }
 
-    /** Writes the reports of {@code run} to {@code out} and, if not null, the two Markdown files to {@code docs}. */
-    static void writeReports(Results.Run run, Path out, Path docs, String command) throws IOException {
-        ReportWriter.write(run, out, command);
+    /**
+     * Writes the reports of {@code run} to {@code out} (if not null); if {@code docs} is not null, the
+     * two Markdown files and the recorded results ({@code nemesis-results.json}) to {@code docs}; if
+     * {@code readme} is not null, its generated guarantee table.
+     */
+    static void writeReports(Results.Run run, Path out, Path docs, Path readme) throws IOException {
+        String command = run.command();
+        if (out != null) {
+            ReportWriter.write(run, out, command);
+        }
         if (docs != null) {
             java.nio.file.Files.createDirectories(docs);
             java.nio.file.Files.writeString(docs.resolve("nemesis-results.md"), ReportWriter.results(run, command));
             java.nio.file.Files.writeString(
                     docs.resolve("guarantee-matrix.md"), ReportWriter.matrix(run, "nemesis-results.md", command));
+            java.nio.file.Files.writeString(docs.resolve(RESULTS_JSON), ReportWriter.json(run));
         }
+        if (readme != null) {
+            ReadmeSection.rewrite(readme, run, resultsLink(readme, docs));
+        }
+    }
+
+    /** The recorded results in the docs folder, from which the docs and the README table are generated. */
+    static final String RESULTS_JSON = "nemesis-results.json";
+
+    /** The README's link to {@code docs/nemesis-results.md}, with forward slashes. */
+    static String resultsLink(Path readme, Path docs) {
+        Path base = readme.toAbsolutePath().normalize().getParent();
+        Path target = docs.toAbsolutePath().normalize().resolve("nemesis-results.md");
+        return base.relativize(target).toString().replace(java.io.File.separatorChar, '/');
     }
 
     /** Runs one backend (also {@code broken}) without writing reports: for tests. */

@@ -54,7 +54,7 @@ final class ReportWriter {
         List<String> parts = new ArrayList<>();
         if (p.fencingViolationAdmitted()) {
             parts.add("**fencing broken**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
-                    + " reused token (admitted: the backend's tokens do not survive a restart without data)");
+                    + " reused token (admitted: no backend's tokens survive the loss of the server's data)");
         } else if (p.fencingViolated()) {
             parts.add("**FENCING VIOLATED**: " + p.outOfOrder() + " out of order, " + p.duplicateTokens()
                     + " reused token");
@@ -71,6 +71,9 @@ final class ReportWriter {
         }
         if (p.staleRejected() > 0) {
             parts.add(p.staleRejected() + " stale write(s) rejected by fencing");
+        }
+        if (p.kills() > 0) {
+            parts.add(p.kills() + " holder(s) killed (belief ends at the SIGKILL)");
         }
         if (p.recoveryMs() < 0 && !p.fault().equals("baseline")) {
             parts.add("no write accepted after it");
@@ -143,6 +146,9 @@ final class ReportWriter {
                     .append(" (acknowledged but missing: ")
                     .append(b.acknowledgedButMissing())
                     .append(")\n");
+            sb.append("- holders killed: ")
+                    .append(b.total(Results.Phase::kills))
+                    .append(" (each holding ends at its SIGKILL, recorded by the nemesis)\n");
             sb.append("- verdict: ")
                     .append(b.ok() ? "**pass**" : "**FAIL** — " + String.join("; ", b.failures()))
                     .append("\n\n");
@@ -254,7 +260,7 @@ final class ReportWriter {
                 }
                 String text;
                 if (worst.fencingViolationAdmitted()) {
-                    text = "**fencing broken** (declared: tokens do not survive data loss)";
+                    text = "**fencing broken** (after data loss: no backend's tokens survive it)";
                 } else if (worst.fencingViolated()) {
                     text = "**fencing violated**";
                 } else if (worst.overlaps() > 0) {
@@ -343,6 +349,7 @@ final class ReportWriter {
                 q.put("lateWritesAccepted", p.lateWritesAccepted());
                 q.put("recoveryMs", p.recoveryMs());
                 q.put("durationMs", p.durationMs());
+                q.put("kills", p.kills());
                 q.put("verdict", verdict(b, p));
                 phases.add(q);
             }
@@ -381,6 +388,20 @@ final class ReportWriter {
             sb.append(fmt(d));
         } else if (v instanceof Number || v instanceof Boolean) {
             sb.append(v);
+        } else if (v instanceof Map<?, ?> m
+                && !m.isEmpty()
+                && m.values().stream().noneMatch(x -> x instanceof Map || x instanceof List)) {
+            // a flat object (one fault phase) on one line: the recorded results stay short and diffable
+            sb.append("{");
+            boolean first = true;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                sb.append(first ? "" : ", ");
+                value(sb, String.valueOf(e.getKey()), indent);
+                sb.append(": ");
+                value(sb, e.getValue(), indent);
+                first = false;
+            }
+            sb.append("}");
         } else if (v instanceof Map<?, ?> m) {
             sb.append("{");
             String inner = indent + "  ";

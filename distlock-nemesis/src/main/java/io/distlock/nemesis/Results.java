@@ -34,7 +34,8 @@ final class Results {
             int lateWrites,
             int lateWritesAccepted,
             long recoveryMs,
-            double durationMs) {
+            double durationMs,
+            int kills) {
 
         /** Whether a safety property failed here (accepted writes out of token order or with a reused token). */
         boolean fencingViolated() {

@@ -47,7 +47,8 @@ final class ResultsJson {
                         num(p, "lateWrites"),
                         num(p, "lateWritesAccepted"),
                         (long) dbl(p, "recoveryMs"),
-                        dbl(p, "durationMs")));
+                        dbl(p, "durationMs"),
+                        num(p, "kills")));
             }
             String fencing = str(b, "fencing");
             String failover = str(b, "failover");

@@ -56,6 +56,11 @@ abstract class Topology implements AutoCloseable {
         return Long.MIN_VALUE;
     }
 
+    /** What {@code kind} does here, in one line (for reports). */
+    String describe(FaultKind kind) {
+        return kind.description();
+    }
+
     /** Whether {@code kind} can run again on the same servers (a Sentinel failover leaves no replica). */
     boolean repeatable(FaultKind kind) {
         return kind != FaultKind.REDIS_FAILOVER;
@@ -190,9 +195,15 @@ abstract class Topology implements AutoCloseable {
         }
     }
 
-    /** Redis master + replica + 3 Sentinels; clients find the master through Sentinel (no proxies). */
+    /**
+     * Redis master + replica + 3 Sentinels; clients find the master through Sentinel. Each client
+     * reaches the Sentinels and both data nodes through its own proxies: a Jedis address mapper
+     * ({@link MappedSentinel}) turns the address Sentinel names into the client's proxy for it.
+     */
     static final class Sentinel extends Topology {
         private final RedisSentinelSetup setup = RedisSentinelSetup.start();
+        private final String master = setup.master().address();
+        private final String replica = setup.replica().address();
 
         Sentinel(long leaseMs) {
             // failover takes longer than a short lease (down-after 1 s + election): with a short
@@ -232,24 +243,25 @@ abstract class Topology implements AutoCloseable {
         }
 
         @Override
-        boolean proxied() {
-            return false;
-        }
-
-        @Override
         List<FaultKind> faults() {
-            return List.of(FaultKind.REDIS_FAILOVER);
+            return with(FaultKind.REDIS_FAILOVER);
         }
 
+        /** The Sentinels, then the master and the replica. */
         @Override
         List<String> nodes() {
-            return List.of(setup.sentinelAddresses().split(","));
+            List<String> n = new ArrayList<>(List.of(setup.sentinelAddresses().split(",")));
+            n.add(master);
+            n.add(replica);
+            return List.copyOf(n);
         }
 
         @Override
         String uri(List<String> a) {
-            return "redis-sentinel://" + String.join(",", a) + "/" + setup.masterName() + "?leaseTime="
-                    + lease(leaseMs);
+            int s = a.size() - 2;
+            return "redis-sentinel://" + String.join(",", a.subList(0, s)) + "/" + setup.masterName() + "?leaseTime="
+                    + lease(leaseMs) + MappedSentinel.MARK + master + ">" + a.get(s) + "," + replica + ">"
+                    + a.get(s + 1);
         }
 
         @Override
@@ -355,7 +367,7 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         List<FaultKind> faults() {
-            return with(FaultKind.KILL_LEADER);
+            return with(FaultKind.KILL_LEADER, FaultKind.RESTART_MEMBER_LOSE_DATA);
         }
 
         @Override
@@ -371,11 +383,12 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         Fault serverFault(FaultKind kind, Duration d) {
-            if (kind != FaultKind.KILL_LEADER) {
+            if (kind != FaultKind.KILL_LEADER && kind != FaultKind.RESTART_MEMBER_LOSE_DATA) {
                 return super.serverFault(kind, d);
             }
             TestServer leader = ensemble.awaitLeader(Duration.ofSeconds(20));
-            return Faults.kill(leader, true, d);
+            // without its data the member comes back with the same id and resyncs from the new leader
+            return Faults.kill(leader, kind == FaultKind.KILL_LEADER, d);
         }
 
         @Override
@@ -453,7 +466,26 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         List<FaultKind> faults() {
-            return with(FaultKind.RESTART_SERVER_KEEP_DATA);
+            return with(FaultKind.RESTART_SERVER_KEEP_DATA, FaultKind.RESTART_SERVER_LOSE_DATA);
+        }
+
+        /**
+         * After a restart without data the token counter starts again at 1, below every token the
+         * guarded resource has seen: from then on the resource rejects every write until the new
+         * counter passes the old one, which takes as many acquisitions as were made before. Run
+         * once, at the end, so the faults before it see a live lock.
+         */
+        @Override
+        boolean repeatable(FaultKind kind) {
+            return kind != FaultKind.RESTART_SERVER_LOSE_DATA;
+        }
+
+        @Override
+        String describe(FaultKind kind) {
+            return kind == FaultKind.RESTART_SERVER_LOSE_DATA
+                    ? "lock server SIGKILLed, restarted without its data, lock tables re-created empty (the token"
+                            + " counter starts again at 1, below the tokens the resource has seen)"
+                    : kind.description();
         }
 
         @Override
@@ -469,10 +501,50 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         Fault serverFault(FaultKind kind, Duration d) {
-            if (kind != FaultKind.RESTART_SERVER_KEEP_DATA) {
-                return super.serverFault(kind, d);
+            return switch (kind) {
+                case RESTART_SERVER_KEEP_DATA -> Faults.kill(server, true, d);
+                case RESTART_SERVER_LOSE_DATA ->
+                    Fault.inject(
+                            "restart-lose-data-" + server.port(),
+                            () -> {
+                                server.restart(false);
+                                // what an operator restoring the server does: the published schema, empty
+                                createSchema();
+                            },
+                            () -> {},
+                            d);
+                default -> super.serverFault(kind, d);
+            };
+        }
+
+        /** Runs lock-mysql-skiplocked's {@code schema.sql} (the default table names) as the lock user. */
+        private void createSchema() {
+            String sql;
+            try (java.io.InputStream in =
+                    MariaDbServer.class.getClassLoader().getResourceAsStream("io/distlock/mysql/schema.sql")) {
+                if (in == null) {
+                    throw new IllegalStateException("io/distlock/mysql/schema.sql is not on the class path");
+                }
+                sql = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot read schema.sql", e);
             }
-            return Faults.kill(server, true, d);
+            StringBuilder withoutComments = new StringBuilder();
+            for (String line : sql.split("\n")) {
+                if (!line.strip().startsWith("--")) {
+                    withoutComments.append(line).append('\n');
+                }
+            }
+            try (java.sql.Connection c = server.connect();
+                    java.sql.Statement st = c.createStatement()) {
+                for (String statement : withoutComments.toString().split(";")) {
+                    if (!statement.isBlank()) {
+                        st.execute(statement);
+                    }
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("cannot re-create the lock schema: " + e.getMessage(), e);
+            }
         }
 
         @Override

@@ -35,7 +35,6 @@ class CheckerTest {
                 mayGrantTwice ? "MAY_GRANT_TWICE" : "HELD_LOCKS_SURVIVE",
                 fencing,
                 mayGrantTwice,
-                false,
                 2,
                 1000,
                 0,
@@ -85,7 +84,7 @@ class CheckerTest {
     }
 
     @Test
-    void check_tokenReusedAfterARestartWithoutData_admittedWhenTokensDoNotSurviveRestarts() {
+    void check_tokenReusedAfterARestartWithoutData_admittedAsFencingBroken() {
         holding("c1", 1, 7, 100, 200, true);
         holding("c2", 1, 7, 3200, 3300, true); // after the data-losing fault at 3000 ms
 
@@ -154,6 +153,38 @@ class CheckerTest {
     }
 
     @Test
+    void check_holderKilled_beliefEndsAtTheKillAndTheKillIsCounted() {
+        holding("c1", 1, 1, 100, 200, true);
+        // c1 acquires at 520 ms believing in its lease until 1520 ms, and is SIGKILLed at 530 ms
+        events.add(new Event("c1", "ACQUIRED", 520 * MS, 2, 2, 1520 * MS, ""));
+        events.add(new Event("c1", "KILLED", 530 * MS, 2, -1, Event.NONE, "SIGKILL"));
+        holding("c2", 1, 3, 550, 650, true);
+
+        Results.Backend r = check(true, false, 2);
+
+        assertThat(r.failures()).isEmpty();
+        Results.Phase pause = r.phases().get(1);
+        assertThat(pause.kills()).isEqualTo(1);
+        assertThat(pause.overlaps()).as("a dead holder believes nothing").isZero();
+        assertThat(r.total(Results.Phase::kills)).isEqualTo(1);
+        assertThat(ReportWriter.results(new Results.Run("smoke", "now", "2 cores", 1, List.of(r), "cmd"), "cmd"))
+                .contains("1 holder(s) killed");
+    }
+
+    @Test
+    void check_holderKilledAfterTheNextGrant_stillAnOverlap() {
+        holding("c1", 1, 1, 100, 200, true);
+        events.add(new Event("c1", "ACQUIRED", 520 * MS, 2, 2, 1520 * MS, ""));
+        holding("c2", 1, 3, 550, 650, true);
+        events.add(new Event("c1", "KILLED", 700 * MS, 2, -1, Event.NONE, "SIGKILL"));
+
+        Results.Backend r = check(true, false, 2);
+
+        assertThat(r.phases().get(1).overlaps()).isEqualTo(1);
+        assertThat(r.phases().get(1).kills()).isEqualTo(1);
+    }
+
+    @Test
     void check_noWriteAccepted_failsAsVacuous() {
         events.add(new Event("c1", "ACQUIRE_ERROR", 100 * MS, 1, -1, Event.NONE, "down"));
 
@@ -171,7 +202,6 @@ class CheckerTest {
                 "t",
                 "NONE",
                 "NOT_APPLICABLE",
-                false,
                 false,
                 false,
                 1,
@@ -194,7 +224,7 @@ class CheckerTest {
         Results.Backend one = check(true, true, 1);
         Results.Phase calm = one.phases().get(1);
         Results.Phase bad = new Results.Phase(
-                calm.fault(), calm.description(), calm.column(), "", 1, 1, 0, 0, 0, 0, 0, 2, 10.0, 0, 0, 5, 100);
+                calm.fault(), calm.description(), calm.column(), "", 1, 1, 0, 0, 0, 0, 0, 2, 10.0, 0, 0, 5, 100, 0);
         Results.Backend b = new Results.Backend(
                 one.backend(),
                 one.topology(),

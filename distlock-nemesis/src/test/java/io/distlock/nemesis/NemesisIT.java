@@ -103,6 +103,38 @@ class NemesisIT {
                 .satisfies(p -> assertThat(p.overlaps())
                         .as("double grants after the failover")
                         .isPositive());
+        // every kill is recorded as such; the new faults ran
+        for (Results.Backend b : run.backends()) {
+            assertThat(b.phases())
+                    .filteredOn(p -> p.fault().equals(FaultKind.KILL_HOLDER.id()))
+                    .as(b.backend() + ": kill-holder runs (also under Sentinel), one recorded kill each")
+                    .isNotEmpty()
+                    .allSatisfy(p -> assertThat(p.kills()).isEqualTo(1));
+        }
+        assertThat(sentinel.phases())
+                .extracting(Results.Phase::fault)
+                .as("every client fault also under Sentinel")
+                .contains(
+                        FaultKind.PAUSE_HOLDER.id(),
+                        FaultKind.PARTITION_HOLDER.id(),
+                        FaultKind.RESET_CONNECTIONS.id(),
+                        FaultKind.LATENCY.id());
+        Results.Backend zk = run.backends().get(Topology.BACKENDS.indexOf("zookeeper"));
+        assertThat(zk.phases()).extracting(Results.Phase::fault).contains(FaultKind.RESTART_MEMBER_LOSE_DATA.id());
+        // the MySQL lock server restarted empty: tokens start again at 1, and the resource (another
+        // server) keeps rejecting them; none is accepted out of order
+        Results.Backend mysql = run.backends().get(Topology.BACKENDS.indexOf("mysql"));
+        assertThat(mysql.phases())
+                .filteredOn(p -> p.fault().equals(FaultKind.RESTART_SERVER_LOSE_DATA.id()))
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.staleRejected()).isPositive();
+                    assertThat(p.outOfOrder()).isZero();
+                });
+        String table = ReadmeSection.render(run, "docs/nemesis-results.md");
+        for (String backend : Topology.BACKENDS) {
+            assertThat(table).contains("| " + backend + " | [");
+        }
         assertThat(out.resolve("results.json")).exists();
         assertThat(out.resolve("guarantee-matrix.md")).exists();
     }

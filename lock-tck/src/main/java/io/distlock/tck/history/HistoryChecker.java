@@ -14,11 +14,13 @@ import java.util.TreeMap;
  *
  * <ol>
  *   <li><b>mutual exclusion</b>: no two holding intervals of the same lock overlap. A holding
- *       interval is {@code [acquiredAt, min(releasedAt, lostAt, validUntil)]}: a lease is a belief
- *       that ends when the holder releases, learns of a loss, or passes the last validity deadline
- *       it read (from the {@link HistoryEvent.Type#ACQUIRED} event or a later {@link
- *       HistoryEvent.Type#VALID} checkpoint), whichever comes first. A holding with none of these
- *       (a crashed client that never read a deadline) is open to the end of the history;
+ *       interval is {@code [acquiredAt, min(releasedAt, lostAt, killedAt, validUntil)]}: a lease is
+ *       a belief that ends when the holder releases, learns of a loss, is killed ({@link
+ *       HistoryEvent.Type#KILLED}, recorded by the killer at the signal), or passes the last
+ *       validity deadline it read (from the {@link HistoryEvent.Type#ACQUIRED} event or a later
+ *       {@link HistoryEvent.Type#VALID} checkpoint), whichever comes first. A holding with none of
+ *       these (a crashed client that never read a deadline and whose crash was not recorded) is
+ *       open to the end of the history;
  *   <li><b>fencing</b>: fencing tokens strictly increase in acquisition order per lock, or, with
  *       {@link #global()}, also across locks for every pair of holdings where one ended before the
  *       other began;
@@ -47,8 +49,19 @@ public final class HistoryChecker {
         return new HistoryChecker(true);
     }
 
-    /** One holding interval reconstructed from the events. */
-    public record Interval(String client, String hold, String lock, OptionalLong token, long start, long end) {
+    /**
+     * One holding interval reconstructed from the events.
+     *
+     * @param killed whether the holding ended because its process was killed ({@link
+     *     HistoryEvent.Type#KILLED} at or before every other end)
+     */
+    public record Interval(
+            String client, String hold, String lock, OptionalLong token, long start, long end, boolean killed) {
+
+        /** An interval whose holder was not killed. */
+        public Interval(String client, String hold, String lock, OptionalLong token, long start, long end) {
+            this(client, hold, lock, token, start, end, false);
+        }
 
         String describe(long origin) {
             return "hold " + hold + " of client " + client + " on lock '" + lock + "' (token "
@@ -59,6 +72,11 @@ public final class HistoryChecker {
 
     /** What {@link #check(List)} found. */
     public record Result(List<Interval> intervals, List<String> violations, int totalViolations) {
+
+        /** How many holdings ended because their process was killed ({@link HistoryEvent.Type#KILLED}). */
+        public int kills() {
+            return (int) intervals.stream().filter(Interval::killed).count();
+        }
 
         /** {@code true} if the history has no violation. */
         public boolean ok() {
@@ -79,7 +97,9 @@ public final class HistoryChecker {
             StringBuilder sb = new StringBuilder();
             sb.append("history of ")
                     .append(intervals.size())
-                    .append(" holdings: ")
+                    .append(" holdings (")
+                    .append(kills())
+                    .append(" ended by a kill): ")
                     .append(totalViolations)
                     .append(" violation(s)");
             for (String v : violations) {
@@ -135,6 +155,7 @@ public final class HistoryChecker {
             HistoryEvent acquired = null;
             long deadline = Long.MIN_VALUE;
             long end = Long.MAX_VALUE;
+            long killedAt = Long.MAX_VALUE;
             for (HistoryEvent e : list) {
                 switch (e.type()) {
                     case ACQUIRED -> {
@@ -155,6 +176,7 @@ public final class HistoryChecker {
                         }
                     }
                     case RELEASED, LOST -> end = Math.min(end, e.nanos());
+                    case KILLED -> killedAt = Math.min(killedAt, e.nanos());
                     case WRITE -> {
                         // checked separately
                     }
@@ -171,13 +193,17 @@ public final class HistoryChecker {
             if (deadline != Long.MIN_VALUE) {
                 end = Math.min(end, deadline);
             }
+            // a kill ends the belief unless it had already ended (released, lost, run out)
+            boolean killed = killedAt != Long.MAX_VALUE && killedAt <= end;
+            end = Math.min(end, killedAt);
             intervals.add(new Interval(
                     acquired.client(),
                     acquired.hold(),
                     acquired.lock(),
                     acquired.token(),
                     acquired.nanos(),
-                    Math.max(end, acquired.nanos())));
+                    Math.max(end, acquired.nanos()),
+                    killed));
         }
         return intervals;
     }

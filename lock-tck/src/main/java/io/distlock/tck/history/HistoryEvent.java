@@ -8,7 +8,7 @@ import java.util.OptionalLong;
 
 /**
  * One recorded event of a lock history: an acquisition, a validity checkpoint, a release call, a
- * detected loss or a write to a guarded resource.
+ * detected loss, a write to a guarded resource or the holder's process being killed.
  *
  * <p>Times are {@link System#nanoTime()} readings, so a history is only meaningful when every event
  * was read from the same monotonic clock (threads of one JVM, or processes on one Linux host, where
@@ -47,7 +47,13 @@ public record HistoryEvent(
         /** The holder learned that its lease was lost. */
         LOST,
         /** The holder wrote to a guarded resource with its token, and the resource accepted it. */
-        WRITE
+        WRITE,
+        /**
+         * The holder's process was killed (SIGKILL, a crash), recorded by whoever killed it at the
+         * moment of the signal: a dead process believes nothing, so its holding ends here. Its lock
+         * may stay held on the server until the lease expires; that is not a belief of holding.
+         */
+        KILLED
     }
 
     public HistoryEvent {

@@ -95,6 +95,54 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void check_killedHolder_beliefEndsAtTheKill() {
+        // a believed it held x until 1000 ms, but it was killed at 30 ms: b's acquisition at 40 ms is no overlap
+        acquired("a", "a#1", "x", 1, 0, 1000);
+        event(Type.KILLED, "a", "a#1", "x", 1, 30);
+        acquired("b", "b#1", "x", 2, 40, 140);
+
+        HistoryChecker.Result r = HistoryChecker.perLock().check(events);
+
+        assertThat(r.ok()).as(r.describe()).isTrue();
+        assertThat(r.kills()).isEqualTo(1);
+        assertThat(r.intervals())
+                .filteredOn(i -> i.hold().equals("a#1"))
+                .singleElement()
+                .satisfies(i -> {
+                    assertThat(i.end()).isEqualTo(30 * MS);
+                    assertThat(i.killed()).isTrue();
+                });
+        assertThat(r.describe()).contains("1 ended by a kill");
+    }
+
+    @Test
+    void check_killAfterTheNextAcquisition_stillReportsTheOverlap() {
+        acquired("a", "a#1", "x", 1, 0, 1000);
+        acquired("b", "b#1", "x", 2, 40, 140);
+        event(Type.KILLED, "a", "a#1", "x", 1, 60);
+
+        HistoryChecker.Result r = HistoryChecker.perLock().check(events);
+
+        assertThat(r.ok()).isFalse();
+        assertThat(r.violations()).singleElement().asString().contains("overlap", "a#1", "b#1");
+        assertThat(r.kills()).isEqualTo(1);
+    }
+
+    @Test
+    void check_killAfterTheHoldingEnded_isNotCountedAsAKill() {
+        acquired("a", "a#1", "x", 1, 0, 1000);
+        event(Type.RELEASED, "a", "a#1", "x", 1, 10);
+        event(Type.KILLED, "a", "a#1", "x", 1, 50);
+
+        HistoryChecker.Result r = HistoryChecker.perLock().check(events);
+
+        assertThat(r.kills()).isZero();
+        assertThat(r.intervals())
+                .singleElement()
+                .satisfies(i -> assertThat(i.end()).isEqualTo(10 * MS));
+    }
+
+    @Test
     void check_crashedHolderWithoutDeadline_isOpenToTheEnd() {
         events.add(new HistoryEvent(Type.ACQUIRED, 0, "a", "a#1", "x", OptionalLong.of(1), OptionalLong.empty()));
         acquired("b", "b#1", "x", 2, 400, 500);
