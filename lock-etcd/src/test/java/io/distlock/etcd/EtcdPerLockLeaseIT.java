@@ -12,19 +12,14 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code perLockLease(true)}: one etcd lease per acquisition, each kept alive by the session thread. */
 class EtcdPerLockLeaseIT {
-    private static final Pattern RECEIVED = Pattern.compile(
-            "^grpc_server_msg_received_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
 
     private static EtcdTestServer server;
     private static EtcdTckFixture fixture;
@@ -49,26 +44,6 @@ class EtcdPerLockLeaseIT {
 
     private static String name() {
         return "per-lock-" + UUID.randomUUID();
-    }
-
-    private static Map<String, Long> received() {
-        Map<String, Long> m = new TreeMap<>();
-        Matcher r = RECEIVED.matcher(server.metrics());
-        while (r.find()) {
-            m.merge(r.group(1), (long) Double.parseDouble(r.group(2)), Long::sum);
-        }
-        return m;
-    }
-
-    private static Map<String, Long> diff(Map<String, Long> before, Map<String, Long> after) {
-        Map<String, Long> d = new TreeMap<>();
-        after.forEach((k, v) -> {
-            long delta = v - before.getOrDefault(k, 0L);
-            if (delta != 0) {
-                d.put(k, delta);
-            }
-        });
-        return d;
     }
 
     private static long leaseOf(String lockName) {
@@ -123,13 +98,13 @@ class EtcdPerLockLeaseIT {
     void uncontended_acquireIsLeaseGrantAndTxn_releaseIsOneRevoke() throws Exception {
         try (EtcdLockProvider p = client()) {
             p.lock("warm-up").tryAcquire().orElseThrow().release();
-            Map<String, Long> m0 = received();
+            Map<String, Long> m0 = server.received();
             Lease l = p.lock(name()).tryAcquire().orElseThrow();
-            Map<String, Long> m1 = received();
+            Map<String, Long> m1 = server.received();
             l.release();
-            Map<String, Long> m2 = received();
-            Map<String, Long> acquire = diff(m0, m1);
-            Map<String, Long> release = diff(m1, m2);
+            Map<String, Long> m2 = server.received();
+            Map<String, Long> acquire = EtcdTestServer.diff(m0, m1);
+            Map<String, Long> release = EtcdTestServer.diff(m1, m2);
             System.out.println("etcd per-lock lease: requests per acquire " + acquire + ", per release " + release);
             assertThat(acquire).containsEntry("LeaseGrant", 1L).containsEntry("Txn", 1L);
             assertThat(acquire).doesNotContainKeys("Range", "DeleteRange", "Put", "LeaseRevoke");
@@ -146,7 +121,7 @@ class EtcdPerLockLeaseIT {
             for (int i = 0; i < held.length; i++) {
                 held[i] = p.lock(name()).acquire();
             }
-            long keepalivesBefore = received().getOrDefault("LeaseKeepAlive", 0L);
+            long keepalivesBefore = server.received().getOrDefault("LeaseKeepAlive", 0L);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             await().atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(100))
@@ -156,7 +131,7 @@ class EtcdPerLockLeaseIT {
                         }
                         return System.nanoTime() - until > 0;
                     });
-            long keepalives = received().getOrDefault("LeaseKeepAlive", 0L) - keepalivesBefore;
+            long keepalives = server.received().getOrDefault("LeaseKeepAlive", 0L) - keepalivesBefore;
             // every lease was renewed: 5 locks held for 5 s with a keepalive every 2 s / 3
             assertThat(keepalives).isGreaterThanOrEqualTo(5 * 5);
             for (Lease l : held) {

@@ -6,8 +6,6 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,8 +15,6 @@ import org.junit.jupiter.api.Test;
 class EtcdRoundTripsIT {
     private static final Pattern HANDLED = Pattern.compile(
             "^grpc_server_handled_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
-    private static final Pattern RECEIVED = Pattern.compile(
-            "^grpc_server_msg_received_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
 
     private static EtcdTestServer server;
 
@@ -34,27 +30,6 @@ class EtcdRoundTripsIT {
         }
     }
 
-    /** Messages received per gRPC method (unary calls count one each; stream messages one each). */
-    private static Map<String, Long> received() {
-        Map<String, Long> m = new TreeMap<>();
-        Matcher r = RECEIVED.matcher(server.metrics());
-        while (r.find()) {
-            m.merge(r.group(1), (long) Double.parseDouble(r.group(2)), Long::sum);
-        }
-        return m;
-    }
-
-    private static Map<String, Long> diff(Map<String, Long> before, Map<String, Long> after) {
-        Map<String, Long> d = new TreeMap<>();
-        after.forEach((k, v) -> {
-            long delta = v - before.getOrDefault(k, 0L);
-            if (delta != 0) {
-                d.put(k, delta);
-            }
-        });
-        return d;
-    }
-
     @Test
     void uncontended_acquireIsOneTxn_releaseIsOneDelete() throws Exception {
         try (EtcdLockProvider p = EtcdLockProvider.builder()
@@ -66,13 +41,13 @@ class EtcdRoundTripsIT {
                         .build())
                 .build()) {
             p.lock("warm-up").tryAcquire().orElseThrow().release(); // session grant, channels
-            Map<String, Long> m0 = received();
+            Map<String, Long> m0 = server.received();
             Lease l = p.lock("counted").tryAcquire().orElseThrow();
-            Map<String, Long> m1 = received();
+            Map<String, Long> m1 = server.received();
             l.release();
-            Map<String, Long> m2 = received();
-            Map<String, Long> acquire = diff(m0, m1);
-            Map<String, Long> release = diff(m1, m2);
+            Map<String, Long> m2 = server.received();
+            Map<String, Long> acquire = EtcdTestServer.diff(m0, m1);
+            Map<String, Long> release = EtcdTestServer.diff(m1, m2);
             System.out.println("etcd requests per uncontended acquire: " + acquire + ", per release: " + release);
             assertThat(acquire.get("Txn")).isEqualTo(1L);
             assertThat(acquire).doesNotContainKeys("Range", "DeleteRange", "Put");

@@ -7,6 +7,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * This module's view of one etcd member started by the shared launcher {@link EtcdServer}: its
@@ -30,6 +34,31 @@ final class EtcdTestServer implements EtcdServerControl {
     /** The Prometheus metrics text of the server. */
     String metrics() {
         return metrics(endpoint());
+    }
+
+    private static final Pattern RECEIVED = Pattern.compile(
+            "^grpc_server_msg_received_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
+
+    /** Messages received per gRPC method (unary calls count one each; stream messages one each). */
+    Map<String, Long> received() {
+        Map<String, Long> m = new TreeMap<>();
+        Matcher r = RECEIVED.matcher(metrics());
+        while (r.find()) {
+            m.merge(r.group(1), (long) Double.parseDouble(r.group(2)), Long::sum);
+        }
+        return m;
+    }
+
+    /** Per method, what {@code after} received more than {@code before} (methods with no change left out). */
+    static Map<String, Long> diff(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new TreeMap<>();
+        after.forEach((k, v) -> {
+            long delta = v - before.getOrDefault(k, 0L);
+            if (delta != 0) {
+                d.put(k, delta);
+            }
+        });
+        return d;
     }
 
     static String metrics(String endpoint) {
