@@ -345,18 +345,8 @@ class EtcdSecurityIT {
         String uri = "etcd://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@"
                 + etcd.address() + "/distlock/?tls=true&leaseTime=2s&trustCertificate="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
-        String logged;
-        try (LogCapture logs = LogCapture.start()) {
-            assertThat(logs.slf4jTraceEnabled())
-                    .as("jetcd, gRPC and Netty loggers at TRACE")
-                    .isTrue();
-            LockProvider p = LockProviders.open(URI.create(uri));
-            Lease l = p.lock("trace-capture").tryAcquire().orElseThrow();
-            assertThat(l.release()).isTrue();
-            p.close();
-            logged = logs.text();
-        }
-        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        String logged =
+                LogCapture.wholeSessionAtTrace(() -> LockProviders.open(URI.create(uri)), "trace-capture", () -> {});
         assertThat(logged)
                 .contains("WARN io.distlock.etcd.EtcdLockProvider - distlock.etcd.grpc_frames_logged"
                         + " logger=io.grpc.netty.NettyClientHandler");

@@ -283,18 +283,7 @@ class MySqlSecurityIT {
 
     @Test
     void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
-        String logged;
-        try (LogCapture logs = LogCapture.start()) {
-            assertThat(logs.slf4jTraceEnabled())
-                    .as("HikariCP's loggers at TRACE")
-                    .isTrue();
-            MySqlLockProvider p = lockUser();
-            Lease held = p.lock("trace-capture").tryAcquire().orElseThrow();
-            assertThat(held.release()).isTrue();
-            p.close();
-            logged = logs.text();
-        }
-        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        String logged = LogCapture.wholeSessionAtTrace(this::lockUser, "trace-capture", () -> {});
         LogCapture.assertNoSecret(logged, LeastPrivilegeUser.PASSWORD);
         LogCapture.assertNoSecret(logged, TestCertificates.STORE_PASSWORD);
     }

@@ -280,18 +280,7 @@ class RedlockSecurityIT {
     void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
         String uri = "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses() + "?nodeTimeout=200ms&tlsCaFile="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
-        String logged;
-        try (LogCapture logs = LogCapture.start()) {
-            assertThat(logs.slf4jTraceEnabled())
-                    .as("Jedis's own loggers at TRACE")
-                    .isTrue();
-            LockProvider p = LockProviders.open(uri);
-            Lease lease = p.lock(name).tryAcquire().orElseThrow();
-            assertThat(lease.release()).isTrue();
-            p.close();
-            logged = logs.text();
-        }
-        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        String logged = LogCapture.wholeSessionAtTrace(() -> LockProviders.open(uri), name, () -> {});
         LogCapture.assertNoSecret(logged, PASSWORD);
         LogCapture.assertNoSecret(logged, ADMIN_PASSWORD);
     }

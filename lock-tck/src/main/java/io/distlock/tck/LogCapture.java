@@ -103,6 +103,38 @@ public final class LogCapture implements AutoCloseable {
     }
 
     /**
+     * A whole client session with every logger at TRACE, for credential-leak tests: opens a provider,
+     * acquires and releases {@code lockName}, closes the provider, then runs {@code more} (say, a
+     * refused login), and returns everything logged meanwhile. Fails if the loggers could not be
+     * lowered to TRACE, if the lock was not taken and released, or if none of distlock's TRACE lines
+     * were captured (the capture would then prove nothing).
+     */
+    public static String wholeSessionAtTrace(
+            java.util.function.Supplier<? extends io.distlock.LockProvider> open, String lockName, Runnable more) {
+        String logged;
+        try (LogCapture logs = start()) {
+            if (!logs.slf4jTraceEnabled()) {
+                throw new AssertionError(
+                        "the SLF4J loggers (distlock's and the client library's) could not be" + " lowered to TRACE");
+            }
+            io.distlock.LockProvider p = open.get();
+            io.distlock.Lease lease = p.lock(lockName)
+                    .tryAcquire()
+                    .orElseThrow(() -> new AssertionError("lock '" + lockName + "' was not acquired"));
+            if (!lease.release()) {
+                throw new AssertionError("lock '" + lockName + "' was not released");
+            }
+            p.close();
+            more.run();
+            logged = logs.text();
+        }
+        if (!logged.contains("TRACE io.distlock")) {
+            throw new AssertionError("no TRACE line of distlock was captured");
+        }
+        return logged;
+    }
+
+    /**
      * The whole text an exception would show anywhere: its stack trace with every message, cause
      * and suppressed exception.
      */

@@ -281,18 +281,7 @@ class ZooKeeperSecurityIT {
                 + "?rootPath=/secured&leaseTime=2s&connectionTimeout=10s&tls=true&tlsTrustStore="
                 + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&tlsTrustStorePassword="
                 + certs.storePassword();
-        String logged;
-        try (LogCapture logs = LogCapture.start()) {
-            assertThat(logs.slf4jTraceEnabled())
-                    .as("Curator and ZooKeeper loggers at TRACE")
-                    .isTrue();
-            LockProvider p = LockProviders.open(uri);
-            Lease lease = p.lock(name).tryAcquire().orElseThrow();
-            assertThat(lease.release()).isTrue();
-            p.close();
-            logged = logs.text();
-        }
-        assertThat(logged).as("TRACE lines were captured").contains("TRACE io.distlock");
+        String logged = LogCapture.wholeSessionAtTrace(() -> LockProviders.open(uri), name, () -> {});
         LogCapture.assertNoSecret(logged, PASSWORD);
         LogCapture.assertNoSecret(logged, certs.storePassword());
     }
