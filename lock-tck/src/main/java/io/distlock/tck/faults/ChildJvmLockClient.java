@@ -109,11 +109,12 @@ public final class ChildJvmLockClient implements AutoCloseable {
         cmd.add("-cp");
         cmd.add(classPath);
         cmd.add(LockClientMain.class.getName());
-        cmd.add(providerUri);
         SupervisedProcess p =
                 SupervisedProcess.start("lock-client-jvm", cmd, dir, dir.resolve("child.log"), true, dir, Map.of());
         ChildJvmLockClient client = new ChildJvmLockClient(p, dir);
         try {
+            // the URI may carry a password: stdin, not the command line (visible to every user in ps)
+            client.send(providerUri);
             String ready = client.next(startTimeout, "READY");
             if (!ready.startsWith("READY ")) {
                 throw new IllegalStateException(
@@ -138,13 +139,17 @@ public final class ChildJvmLockClient implements AutoCloseable {
         answers.add(EOF);
     }
 
-    private synchronized String command(String line, Duration timeout) {
+    private synchronized void send(String line) {
         try {
             stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
             stdin.flush();
         } catch (IOException e) {
             throw new NoAnswerException("child JVM " + process.pid() + " does not accept commands: " + e);
         }
+    }
+
+    private synchronized String command(String line, Duration timeout) {
+        send(line);
         String verb = line.split(" ", 2)[0];
         return next(timeout, verb);
     }

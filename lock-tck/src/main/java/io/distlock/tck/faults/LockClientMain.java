@@ -18,9 +18,11 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The lock client run in a child JVM by {@link ChildJvmLockClient}. Argument: a provider URI for
- * {@link LockProviders#open(String)} (the backend must be on the class path). Prints {@code READY
- * <pid>}, then obeys one command per line on stdin and answers one line on stdout:
+ * The lock client run in a child JVM by {@link ChildJvmLockClient}. No arguments: the first line on
+ * stdin is a provider URI for {@link LockProviders#open(String)} (the backend must be on the class
+ * path; stdin rather than the command line because the URI may carry a password, and a process's
+ * command line is visible to every user). Prints {@code READY <pid>}, then obeys one command per line
+ * on stdin and answers one line on stdout:
  *
  * <pre>
  * ACQUIRE name maxWaitMillis            → ACQUIRED token|none  |  NOT_ACQUIRED
@@ -49,16 +51,20 @@ public final class LockClientMain {
 
     /** Entry point; see the class comment. */
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: LockClientMain <provider-uri>");
+        if (args.length != 0) {
+            System.err.println("usage: LockClientMain  (then the provider URI as the first line on stdin)");
             System.exit(2);
         }
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
         // keep stdout for answers only
         System.setOut(System.err);
-        LockClientMain main = new LockClientMain(out, LockProviders.open(args[0]));
-        out.println("READY " + ProcessHandle.current().pid());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String uri = in.readLine();
+        if (uri == null) {
+            System.exit(2);
+        }
+        LockClientMain main = new LockClientMain(out, LockProviders.open(uri.trim()));
+        out.println("READY " + ProcessHandle.current().pid());
         String line;
         while ((line = in.readLine()) != null) {
             if (!main.handle(line.trim())) {

@@ -56,6 +56,18 @@ class ChildJvmLockClientIT {
     }
 
     @Test
+    void child_providerUri_isNotOnTheCommandLine() {
+        // a provider URI may carry a password; a process's command line is readable by every user
+        try (ChildJvmLockClient child = ChildJvmLockClient.start("mem://uri-secret-7f3a?leaseTime=5s")) {
+            String commandLine = ProcessHandle.of(child.pid())
+                    .flatMap(h -> h.info().commandLine())
+                    .orElseThrow(() -> new AssertionError("no command line for pid " + child.pid()));
+            assertThat(commandLine).contains(LockClientMain.class.getName()).doesNotContain("uri-secret-7f3a");
+            assertThat(child.acquire("orders", Duration.ZERO).acquired()).isTrue();
+        }
+    }
+
+    @Test
     void child_olderTokenAfterNewerWrite_isRejectedAsStale() {
         try (ChildJvmLockClient older = ChildJvmLockClient.start("mem://x?leaseTime=5s");
                 ChildJvmLockClient newer = ChildJvmLockClient.start("mem://x?leaseTime=5s")) {
