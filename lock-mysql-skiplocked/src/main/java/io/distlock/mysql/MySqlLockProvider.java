@@ -134,6 +134,9 @@ public final class MySqlLockProvider implements LockProvider {
         config.setInitializationFailTimeout(-1);
         // Connector/J: keep session state locally (no round trip for getAutoCommit and friends)
         config.addDataSourceProperty("useLocalSessionState", "true");
+        // Connector/J: keep the parse of each statement text per connection; the driver sends the
+        // same few statements over and over, and parsing them again each time cost client time
+        config.addDataSourceProperty("cachePrepStmts", "true");
         config.addDataSourceProperty(
                 "connectTimeout", String.valueOf(b.options.connectionTimeout().toMillis()));
         try {
