@@ -69,9 +69,13 @@ final class Lane implements Executor {
                 busy++;
             } else if (workers.size() < maxThreads) {
                 Worker w = new Worker(task);
+                try {
+                    w.thread.start();
+                } catch (OutOfMemoryError | IllegalThreadStateException e) {
+                    throw new RejectedExecutionException(namePrefix + " could not start a thread", e);
+                }
                 workers.add(w);
                 busy++;
-                w.thread.start();
                 return;
             } else {
                 if (queue.size() >= capacity) {
