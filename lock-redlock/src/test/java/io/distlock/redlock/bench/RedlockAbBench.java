@@ -138,7 +138,10 @@ public final class RedlockAbBench {
                     all.put("redisson", redissonVariant(redisson, redLock));
                 }
                 if (wanted.contains("raw3")) {
-                    all.put("raw3", rawScripts(servers, pinger));
+                    all.put("raw3", rawScripts(servers, pinger, false));
+                }
+                if (wanted.contains("raw3-pooled")) {
+                    all.put("raw3-pooled", rawScripts(servers, pinger, true));
                 }
                 all.put("floor", pingVariant(pings, pinger));
                 uncontended(servers, all, blocks);
@@ -468,9 +471,16 @@ public final class RedlockAbBench {
     /**
      * The protocol's three rounds with the real scripts and nothing else: REDLOCK_ACQUIRE, then
      * REDLOCK_RAISE, then RELEASE, each sent to all five nodes in parallel on dedicated connections
-     * (the floor's executor), waiting for all five each time.
+     * (the floor's executor), waiting for all five each time; {@code pooled}: through a pooled
+     * client per node, as lock-redlock's requests go (borrow and return per request).
      */
-    private static Variant rawScripts(RedisServers servers, ExecutorService pinger) {
+    private static Variant rawScripts(RedisServers servers, ExecutorService pinger, boolean pooled) {
+        List<redis.clients.jedis.UnifiedJedis> pools = new ArrayList<>();
+        if (pooled) {
+            for (RedisServer s : servers.servers()) {
+                pools.add(redis.clients.jedis.RedisClient.create(s.host(), s.port()));
+            }
+        }
         List<Jedis> conns = new ArrayList<>();
         for (RedisServer s : servers.servers()) {
             Jedis j = new Jedis(s.host(), s.port());
@@ -489,6 +499,13 @@ public final class RedlockAbBench {
             @Override
             public void op() {
                 String owner = io.distlock.redis.internal.Owners.newOwner();
+                if (pooled) {
+                    pooledRound(io.distlock.redis.internal.Scripts.REDLOCK_ACQUIRE, both, List.of(owner, "10000"));
+                    pooledRound(io.distlock.redis.internal.Scripts.REDLOCK_RAISE, both, List.of(owner, "1"));
+                    pooledRound(
+                            io.distlock.redis.internal.Scripts.RELEASE, lockOnly, List.of(owner, keys.channel("raw")));
+                    return;
+                }
                 round(j -> j.evalsha(
                         io.distlock.redis.internal.Scripts.REDLOCK_ACQUIRE.sha(), both, List.of(owner, "10000")));
                 round(j ->
@@ -506,6 +523,14 @@ public final class RedlockAbBench {
                         .join();
             }
 
+            private void pooledRound(io.distlock.redis.internal.Scripts.Script script, List<String> k, List<String> a) {
+                CompletableFuture.allOf(pools.stream()
+                                .map(p -> CompletableFuture.runAsync(
+                                        () -> io.distlock.redis.internal.Scripts.run(p, script, k, a), pinger))
+                                .toArray(CompletableFuture[]::new))
+                        .join();
+            }
+
             @Override
             public Variant another() {
                 throw new UnsupportedOperationException();
@@ -519,6 +544,7 @@ public final class RedlockAbBench {
             @Override
             public void close() {
                 conns.forEach(Jedis::close);
+                pools.forEach(redis.clients.jedis.UnifiedJedis::close);
             }
         };
     }
