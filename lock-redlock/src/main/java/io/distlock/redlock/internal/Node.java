@@ -8,13 +8,10 @@ import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -27,8 +24,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * One independent master: its own connection pool and its own small I/O executor, so a slow or dead
- * node never holds up requests to the others (latency isolation).
+ * One independent master: its own connection pool and its own small set of I/O threads (a {@link
+ * Lane}, plus one for releases), so a slow or dead node never holds up requests to the others
+ * (latency isolation).
  */
 final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
@@ -39,8 +37,13 @@ final class Node implements AutoCloseable {
     private final int index;
     private final String address;
     private final UnifiedJedis client;
-    private final ThreadPoolExecutor io;
-    private final ThreadPoolExecutor releases;
+    /** Requests that find every I/O thread busy wait in a queue of at most this many. */
+    private static final int QUEUE_CAPACITY = 1024;
+    /** An I/O thread without work for this long stops (a new one starts on demand). */
+    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final Lane io;
+    private final Lane releases;
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
@@ -94,23 +97,9 @@ final class Node implements AutoCloseable {
                 .clientConfig(config.build())
                 .poolConfig(pool)
                 .build();
-        AtomicInteger seq = new AtomicInteger();
         String prefix = threadPrefix + "-node" + index + "-";
-        this.io = new ThreadPoolExecutor(
-                options.poolSize(), options.poolSize(), 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
-                    Thread t = new Thread(r, prefix + seq.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-        io.allowCoreThreadTimeOut(true);
-        AtomicInteger releaseSeq = new AtomicInteger();
-        this.releases = new ThreadPoolExecutor(
-                options.poolSize(), options.poolSize(), 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
-                    Thread t = new Thread(r, prefix + "release-" + releaseSeq.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-        releases.allowCoreThreadTimeOut(true);
+        this.io = new Lane(prefix, options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
+        this.releases = new Lane(prefix + "release-", options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
     }
 
     private static int millis(Duration d) {
@@ -215,7 +204,7 @@ final class Node implements AutoCloseable {
      * a stalled node), as opposed to a free thread that has not been scheduled yet.
      */
     boolean backlogged() {
-        return io.getActiveCount() >= io.getMaximumPoolSize();
+        return io.allBusy();
     }
 
     /** Passes this node over as probe leader for a while (it failed or did not answer in time). */
@@ -276,7 +265,7 @@ final class Node implements AutoCloseable {
     }
 
     /** Runs {@code call} on {@code executor}. A full or stopped executor fails the future. */
-    private <T> CompletableFuture<T> submit(ThreadPoolExecutor executor, Function<UnifiedJedis, T> call) {
+    private <T> CompletableFuture<T> submit(Lane executor, Function<UnifiedJedis, T> call) {
         try {
             return CompletableFuture.supplyAsync(() -> call.apply(client), executor);
         } catch (RejectedExecutionException e) {

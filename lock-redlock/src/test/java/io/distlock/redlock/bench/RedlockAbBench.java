@@ -1,0 +1,624 @@
+package io.distlock.redlock.bench;
+
+import io.distlock.Lease;
+import io.distlock.redlock.RedlockLockProvider;
+import io.distlock.redlock.RedlockOptions;
+import io.distlock.tck.servers.RedisServer;
+import io.distlock.tck.servers.RedisServers;
+import java.io.File;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.redisson.Redisson;
+import org.redisson.RedissonRedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Interleaved A/B harness (not a test): in one JVM on five local redis-server masters, alternates
+ * blocks of uncontended acquire+release of several variants with the round-trip floor (one PING to
+ * all five nodes in parallel on dedicated connections, as distlock-compare measures it) and
+ * RedissonRedLock, and reports per variant the median over blocks of each block's p50, the median of
+ * the per-block ratios p50 / (3 × floor p50), and the servers' commands per operation ({@code INFO
+ * commandstats}); then contended throughput with 4 clients, interleaved the same way.
+ *
+ * <p>Variants: {@code ours} (this build, the compare's settings: lease 10 s, node timeout 50 ms,
+ * watchdog on), and, with {@code -Dab.old.cp=<classpath>}, {@code old}: another build of lock-api,
+ * lock-redis and lock-redlock (e.g. an earlier commit's {@code target/classes} plus the jars) in its
+ * own class loader. Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
+ */
+public final class RedlockAbBench {
+    private static final Pattern CMDSTAT = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)");
+    private static final int N = 5;
+    private static final int BLOCK = 100;
+
+    private RedlockAbBench() {}
+
+    /** One uncontended acquire + release of a variant. */
+    private interface Variant extends AutoCloseable {
+        void op() throws Exception;
+
+        /** A new client (provider) of the variant for the contended run; closed by the caller. */
+        Variant another() throws Exception;
+
+        /** tryAcquire(5 s) + release; whether it was acquired. */
+        boolean contendedOp() throws Exception;
+
+        @Override
+        void close() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int blocks = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        int contendedSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        try (RedisServers servers = RedisServers.independentMasters(N)) {
+            List<String> addrs = List.of(servers.addresses().split(","));
+            List<String> wanted = List.of(System.getProperty("ab.variants", "ours,old,redisson,raw3,floor")
+                    .split(","));
+            Map<String, Variant> variants = new LinkedHashMap<>();
+            RedlockOptions base = compareOptions();
+            if (wanted.contains("ours")) {
+                variants.put("ours", ours(addrs, "ab-ours", base));
+            }
+            String oldCp = System.getProperty("ab.old.cp");
+            if (oldCp != null && wanted.contains("old")) {
+                variants.put("old", reflective(oldCp, addrs, "ab-old"));
+            }
+            String headCp = System.getProperty("ab.head.cp");
+            if (headCp != null && wanted.contains("head")) {
+                variants.put("head", reflective(headCp, addrs, "ab-head"));
+            }
+            if (wanted.contains("ours-pool1")) {
+                variants.put(
+                        "ours-pool1",
+                        ours(addrs, "ab-p1", base.mutate().poolSize(1).build()));
+            }
+            if (wanted.contains("ours-pool2")) {
+                variants.put(
+                        "ours-pool2",
+                        ours(addrs, "ab-p2", base.mutate().poolSize(2).build()));
+            }
+            if (wanted.contains("ours-nofence")) {
+                variants.put(
+                        "ours-nofence",
+                        ours(addrs, "ab-nf", base.mutate().fencing(false).build()));
+            }
+            if (wanted.contains("ours-norenew")) {
+                variants.put(
+                        "ours-norenew",
+                        ours(
+                                addrs,
+                                "ab-nr",
+                                base.mutate()
+                                        .lockOptions(base.lockOptions()
+                                                .mutate()
+                                                .autoRenew(false)
+                                                .build())
+                                        .build()));
+            }
+            List<Jedis> pings = new ArrayList<>();
+            for (RedisServer s : servers.servers()) {
+                pings.add(new Jedis(s.host(), s.port()));
+            }
+            ExecutorService pinger = Executors.newFixedThreadPool(N, r -> {
+                Thread t = new Thread(r, "distlock-redlock-ab-ping");
+                t.setDaemon(true);
+                return t;
+            });
+            List<RedissonClient> redisson = new ArrayList<>();
+            for (RedisServer s : servers.servers()) {
+                Config c = new Config();
+                c.useSingleServer().setAddress("redis://" + s.address());
+                redisson.add(Redisson.create(c));
+            }
+            try {
+                @SuppressWarnings("deprecation")
+                RedissonRedLock redLock = new RedissonRedLock(
+                        redisson.stream().map(r -> r.getLock("ab-redisson")).toArray(RLock[]::new));
+                Map<String, Variant> all = new LinkedHashMap<>(variants);
+                if (wanted.contains("redisson")) {
+                    all.put("redisson", redissonVariant(redisson, redLock));
+                }
+                if (wanted.contains("raw3")) {
+                    all.put("raw3", rawScripts(servers, pinger, false));
+                }
+                if (wanted.contains("raw3-pooled")) {
+                    all.put("raw3-pooled", rawScripts(servers, pinger, true));
+                }
+                all.put("floor", pingVariant(pings, pinger));
+                uncontended(servers, all, blocks);
+                contended(all, variants, contendedSeconds);
+            } finally {
+                for (Variant v : variants.values()) {
+                    v.close();
+                }
+                redisson.forEach(RedissonClient::shutdown);
+                pinger.shutdownNow();
+                pings.forEach(Jedis::close);
+            }
+        }
+    }
+
+    private static void uncontended(RedisServers servers, Map<String, Variant> all, int blocks) throws Exception {
+        Map<String, List<Double>> p50s = new LinkedHashMap<>();
+        Map<String, List<Double>> ratios = new LinkedHashMap<>();
+        Map<String, Map<String, Long>> commands = new LinkedHashMap<>();
+        Map<String, Integer> failures = new LinkedHashMap<>();
+        Map<String, Double> clientCpu = new LinkedHashMap<>();
+        Map<String, Double> serverCpu = new LinkedHashMap<>();
+        for (String name : all.keySet()) {
+            p50s.put(name, new ArrayList<>());
+            ratios.put(name, new ArrayList<>());
+            commands.put(name, new LinkedHashMap<>());
+            failures.put(name, 0);
+        }
+        for (int b = -2; b < blocks; b++) { // two warm-up blocks
+            Map<String, Double> blockP50 = new LinkedHashMap<>();
+            for (Map.Entry<String, Variant> e : all.entrySet()) {
+                Map<String, Long> before = commandStats(servers);
+                long cpu0 = processCpuNanos();
+                double srv0 = serverCpuSeconds(servers);
+                double[] us = new double[BLOCK];
+                for (int i = 0; i < BLOCK; i++) {
+                    long t = System.nanoTime();
+                    try {
+                        e.getValue().op();
+                    } catch (Exception ex) {
+                        failures.merge(e.getKey(), 1, Integer::sum);
+                    }
+                    us[i] = (System.nanoTime() - t) / 1_000.0;
+                }
+                long cpu1 = processCpuNanos();
+                double srv1 = serverCpuSeconds(servers);
+                Map<String, Long> after = commandStats(servers);
+                if (b >= 0) {
+                    clientCpu.merge(e.getKey(), (double) (cpu1 - cpu0), Double::sum);
+                    serverCpu.merge(e.getKey(), (srv1 - srv0) * 1e9, Double::sum);
+                    after.forEach((k, v) -> {
+                        long d = v - before.getOrDefault(k, 0L);
+                        if (d > 0 && !k.equals("info")) {
+                            commands.get(e.getKey()).merge(k, d, Long::sum);
+                        }
+                    });
+                }
+                Arrays.sort(us);
+                blockP50.put(e.getKey(), us[BLOCK / 2]);
+            }
+            if (b < 0) {
+                continue;
+            }
+            double floor = blockP50.get("floor");
+            for (Map.Entry<String, Double> e : blockP50.entrySet()) {
+                p50s.get(e.getKey()).add(e.getValue());
+                ratios.get(e.getKey()).add(e.getValue() / (3 * floor));
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "uncontended acquire+release, %d blocks of %d, load average %s%n",
+                blocks,
+                BLOCK,
+                loadAverage());
+        System.out.printf(
+                Locale.ROOT,
+                "%-12s %12s %14s %14s %8s %12s %12s  %s%n",
+                "variant",
+                "p50 µs(med)",
+                "×3·floor(med)",
+                "×redisson(med)",
+                "failures",
+                "client cpu µs/op",
+                "server cpu µs/op",
+                "server commands/op");
+        List<Double> redisson = p50s.get("redisson");
+        for (String name : all.keySet()) {
+            List<Double> own = p50s.get(name);
+            List<Double> overRedisson = new ArrayList<>();
+            for (int i = 0; redisson != null && i < own.size(); i++) {
+                overRedisson.add(own.get(i) / redisson.get(i));
+            }
+            Map<String, String> perOp = new LinkedHashMap<>();
+            commands.get(name)
+                    .forEach((k, v) -> perOp.put(k, String.format(Locale.ROOT, "%.2f", v / (double) (blocks * BLOCK))));
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-12s %12.0f %14.2f %14.2f %8d %12.0f %12.0f  %s%n",
+                    name,
+                    median(own),
+                    median(ratios.get(name)),
+                    redisson == null ? Double.NaN : median(overRedisson),
+                    failures.get(name),
+                    clientCpu.getOrDefault(name, 0.0) / (blocks * BLOCK) / 1_000,
+                    serverCpu.getOrDefault(name, 0.0) / (blocks * BLOCK) / 1_000,
+                    perOp);
+        }
+    }
+
+    /**
+     * 4 clients of each variant on one lock, alternating variants (in a rotating order), {@code
+     * seconds} each, 3 times.
+     */
+    private static void contended(Map<String, Variant> all, Map<String, Variant> ours, int seconds) throws Exception {
+        Map<String, List<Double>> rates = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(ours.keySet());
+        if (all.containsKey("redisson")) {
+            names.add("redisson");
+        }
+        Map<String, AtomicLong> errors = new LinkedHashMap<>();
+        for (int rep = 0; rep < 3; rep++) {
+            // rotate the order each time: the first variant after the uncontended phase runs slower
+            java.util.Collections.rotate(names, rep == 0 ? 0 : 1);
+            for (String name : names) {
+                List<Variant> clients = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    clients.add(all.get(name).another());
+                }
+                ExecutorService pool = Executors.newFixedThreadPool(4);
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicLong ops = new AtomicLong();
+                try {
+                    List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+                    for (Variant c : clients) {
+                        fs.add(pool.submit(() -> {
+                            while (!stop.get()) {
+                                try {
+                                    if (c.contendedOp()) {
+                                        ops.incrementAndGet();
+                                    }
+                                } catch (Exception ex) {
+                                    errors.computeIfAbsent(name, k -> new AtomicLong())
+                                            .incrementAndGet();
+                                }
+                            }
+                            return null;
+                        }));
+                    }
+                    long t0 = System.nanoTime();
+                    CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(seconds, TimeUnit.SECONDS))
+                            .join();
+                    stop.set(true);
+                    for (java.util.concurrent.Future<?> f : fs) {
+                        f.get(30, TimeUnit.SECONDS);
+                    }
+                    rates.computeIfAbsent(name, k -> new ArrayList<>())
+                            .add(ops.get() / ((System.nanoTime() - t0) / 1e9));
+                } finally {
+                    stop.set(true);
+                    pool.shutdownNow();
+                    for (Variant c : clients) {
+                        c.close();
+                    }
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "contended, 4 clients, %d s × 3, load average %s%n", seconds, loadAverage());
+        rates.forEach((k, v) -> System.out.printf(
+                Locale.ROOT,
+                "%-12s %8.0f ops/s (median; %s), errors %s%n",
+                k,
+                median(v),
+                v,
+                errors.getOrDefault(k, new AtomicLong())));
+    }
+
+    private static RedlockOptions compareOptions() {
+        return RedlockOptions.builder()
+                .leaseTime(Duration.ofSeconds(10))
+                .nodeTimeout(Duration.ofMillis(Long.getLong("ab.nodeTimeoutMs", 50)))
+                .build();
+    }
+
+    private static Variant ours(List<String> addrs, String lock, RedlockOptions options) {
+        RedlockLockProvider p =
+                RedlockLockProvider.builder().nodes(addrs).options(options).build();
+        return new Variant() {
+            @Override
+            public void op() {
+                p.lock(lock).tryAcquire().orElseThrow().release();
+            }
+
+            @Override
+            public Variant another() {
+                return ours(addrs, lock + "-c", options);
+            }
+
+            @Override
+            public boolean contendedOp() throws InterruptedException {
+                Optional<Lease> l = p.lock(lock).tryAcquire(Duration.ofSeconds(5));
+                l.ifPresent(Lease::release);
+                return l.isPresent();
+            }
+
+            @Override
+            public void close() {
+                p.close();
+            }
+        };
+    }
+
+    /** Another build in its own class loader, driven by reflection (same public API). */
+    private static Variant reflective(String classpath, List<String> addrs, String lock) throws Exception {
+        List<URL> urls = new ArrayList<>();
+        for (String s : classpath.split(File.pathSeparator)) {
+            if (!s.isBlank()) {
+                urls.add(new File(s).toURI().toURL());
+            }
+        }
+        URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
+        return reflective(loader, addrs, lock, true);
+    }
+
+    private static Variant reflective(URLClassLoader loader, List<String> addrs, String lock, boolean ownsLoader)
+            throws Exception {
+        Class<?> providerClass = loader.loadClass("io.distlock.redlock.RedlockLockProvider");
+        Class<?> optionsClass = loader.loadClass("io.distlock.redlock.RedlockOptions");
+        Object ob = optionsClass.getMethod("builder").invoke(null);
+        ob.getClass().getMethod("leaseTime", Duration.class).invoke(ob, Duration.ofSeconds(10));
+        ob.getClass()
+                .getMethod("nodeTimeout", Duration.class)
+                .invoke(ob, Duration.ofMillis(Long.getLong("ab.nodeTimeoutMs", 50)));
+        Object options = ob.getClass().getMethod("build").invoke(ob);
+        Object pb = providerClass.getMethod("builder").invoke(null);
+        pb.getClass().getMethod("nodes", List.class).invoke(pb, addrs);
+        pb.getClass().getMethod("options", optionsClass).invoke(pb, options);
+        Object provider = pb.getClass().getMethod("build").invoke(pb);
+        Method lockMethod = providerClass.getMethod("lock", String.class);
+        Class<?> distributedLock = loader.loadClass("io.distlock.DistributedLock");
+        Method tryAcquire = distributedLock.getMethod("tryAcquire");
+        Method tryAcquireWait = distributedLock.getMethod("tryAcquire", Duration.class);
+        Method release = loader.loadClass("io.distlock.Lease").getMethod("release");
+        Method close = providerClass.getMethod("close");
+        return new Variant() {
+            @Override
+            public void op() throws Exception {
+                Object l = ((Optional<?>) tryAcquire.invoke(lockMethod.invoke(provider, lock))).orElseThrow();
+                release.invoke(l);
+            }
+
+            @Override
+            public Variant another() throws Exception {
+                return reflective(loader, addrs, lock + "-c", false);
+            }
+
+            @Override
+            public boolean contendedOp() throws Exception {
+                Optional<?> l =
+                        (Optional<?>) tryAcquireWait.invoke(lockMethod.invoke(provider, lock), Duration.ofSeconds(5));
+                if (l.isPresent()) {
+                    release.invoke(l.get());
+                }
+                return l.isPresent();
+            }
+
+            @Override
+            public void close() throws Exception {
+                close.invoke(provider);
+                if (ownsLoader) {
+                    loader.close();
+                }
+            }
+        };
+    }
+
+    private static Variant redissonVariant(List<RedissonClient> redisson, RedissonRedLock redLock) {
+        return new Variant() {
+            @Override
+            public void op() throws Exception {
+                if (!redLock.tryLock(0, 30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("RedissonRedLock not acquired");
+                }
+                redLock.unlock();
+            }
+
+            @Override
+            @SuppressWarnings("deprecation")
+            public Variant another() {
+                RedissonRedLock mine = new RedissonRedLock(
+                        redisson.stream().map(r -> r.getLock("ab-redisson-c")).toArray(RLock[]::new));
+                return new Variant() {
+                    @Override
+                    public void op() {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public Variant another() {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public boolean contendedOp() throws Exception {
+                        if (mine.tryLock(5, 30, TimeUnit.SECONDS)) {
+                            mine.unlock();
+                            return true;
+                        }
+                        return false;
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+            }
+
+            @Override
+            public boolean contendedOp() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    /**
+     * The protocol's three rounds with the real scripts and nothing else: REDLOCK_ACQUIRE, then
+     * REDLOCK_RAISE, then RELEASE, each sent to all five nodes in parallel on dedicated connections
+     * (the floor's executor), waiting for all five each time; {@code pooled}: through a pooled
+     * client per node, as lock-redlock's requests go (borrow and return per request).
+     */
+    private static Variant rawScripts(RedisServers servers, ExecutorService pinger, boolean pooled) {
+        List<redis.clients.jedis.UnifiedJedis> pools = new ArrayList<>();
+        if (pooled) {
+            for (RedisServer s : servers.servers()) {
+                pools.add(redis.clients.jedis.RedisClient.create(s.host(), s.port()));
+            }
+        }
+        List<Jedis> conns = new ArrayList<>();
+        for (RedisServer s : servers.servers()) {
+            Jedis j = new Jedis(s.host(), s.port());
+            for (io.distlock.redis.internal.Scripts.Script sc : List.of(
+                    io.distlock.redis.internal.Scripts.REDLOCK_ACQUIRE,
+                    io.distlock.redis.internal.Scripts.REDLOCK_RAISE,
+                    io.distlock.redis.internal.Scripts.RELEASE)) {
+                j.scriptLoad(sc.text());
+            }
+            conns.add(j);
+        }
+        io.distlock.redis.internal.RedisKeys keys = new io.distlock.redis.internal.RedisKeys("ab-raw");
+        List<String> both = List.of(keys.lockKey("raw"), keys.tokenKey("raw"));
+        List<String> lockOnly = List.of(keys.lockKey("raw"));
+        return new Variant() {
+            @Override
+            public void op() {
+                String owner = io.distlock.redis.internal.Owners.newOwner();
+                if (pooled) {
+                    pooledRound(io.distlock.redis.internal.Scripts.REDLOCK_ACQUIRE, both, List.of(owner, "10000"));
+                    pooledRound(io.distlock.redis.internal.Scripts.REDLOCK_RAISE, both, List.of(owner, "1"));
+                    pooledRound(
+                            io.distlock.redis.internal.Scripts.RELEASE, lockOnly, List.of(owner, keys.channel("raw")));
+                    return;
+                }
+                round(j -> j.evalsha(
+                        io.distlock.redis.internal.Scripts.REDLOCK_ACQUIRE.sha(), both, List.of(owner, "10000")));
+                round(j ->
+                        j.evalsha(io.distlock.redis.internal.Scripts.REDLOCK_RAISE.sha(), both, List.of(owner, "1")));
+                round(j -> j.evalsha(
+                        io.distlock.redis.internal.Scripts.RELEASE.sha(),
+                        lockOnly,
+                        List.of(owner, keys.channel("raw"))));
+            }
+
+            private void round(java.util.function.Consumer<Jedis> call) {
+                CompletableFuture.allOf(conns.stream()
+                                .map(j -> CompletableFuture.runAsync(() -> call.accept(j), pinger))
+                                .toArray(CompletableFuture[]::new))
+                        .join();
+            }
+
+            private void pooledRound(io.distlock.redis.internal.Scripts.Script script, List<String> k, List<String> a) {
+                CompletableFuture.allOf(pools.stream()
+                                .map(p -> CompletableFuture.runAsync(
+                                        () -> io.distlock.redis.internal.Scripts.run(p, script, k, a), pinger))
+                                .toArray(CompletableFuture[]::new))
+                        .join();
+            }
+
+            @Override
+            public Variant another() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public boolean contendedOp() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {
+                conns.forEach(Jedis::close);
+                pools.forEach(redis.clients.jedis.UnifiedJedis::close);
+            }
+        };
+    }
+
+    private static Variant pingVariant(List<Jedis> pings, ExecutorService pinger) {
+        return new Variant() {
+            @Override
+            public void op() {
+                CompletableFuture.allOf(pings.stream()
+                                .map(j -> CompletableFuture.runAsync(j::ping, pinger))
+                                .toArray(CompletableFuture[]::new))
+                        .join();
+            }
+
+            @Override
+            public Variant another() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public boolean contendedOp() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    private static Map<String, Long> commandStats(RedisServers nodes) {
+        Map<String, Long> total = new LinkedHashMap<>();
+        for (RedisServer s : nodes.servers()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
+                Matcher m = CMDSTAT.matcher(j.info("commandstats"));
+                while (m.find()) {
+                    total.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
+                }
+            }
+        }
+        return total;
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static final Pattern CPU = Pattern.compile("used_cpu_(?:sys|user):([0-9.]+)");
+
+    private static double serverCpuSeconds(RedisServers nodes) {
+        double total = 0;
+        for (RedisServer s : nodes.servers()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
+                Matcher m = CPU.matcher(j.info("cpu"));
+                while (m.find()) {
+                    total += Double.parseDouble(m.group(1));
+                }
+            }
+        }
+        return total;
+    }
+
+    private static double median(List<Double> values) {
+        double[] s = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return s.length == 0 ? Double.NaN : s[s.length / 2];
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .trim();
+        } catch (java.io.IOException e) {
+            return "?";
+        }
+    }
+}
