@@ -201,8 +201,10 @@ class MemoryLockProviderTest {
     @Test
     void maxHoldTime_endsLeaseAndReleasesOnServer() throws Exception {
         MemoryLockProvider a = client(LockOptions.builder()
-                .leaseTime(Duration.ofMillis(200))
-                .maxHoldTime(Duration.ofMillis(500))
+                // renewed every 200 ms: on a loaded machine a late renewal still lands inside the
+                // lease, so the cap, not a missed renewal, ends it
+                .leaseTime(Duration.ofMillis(600))
+                .maxHoldTime(Duration.ofMillis(1000))
                 .build());
         Lease lease = a.lock("cap").tryAcquire().orElseThrow();
         LeaseLostException cause = lease.lost().toCompletableFuture().get(3, TimeUnit.SECONDS);
