@@ -28,6 +28,20 @@ import javax.net.ssl.SSLSocketFactory;
  * but does not close, the failover window: Redis may still promote a replica that had not
  * acknowledged (see the module README).
  *
+ * <h2>Hand-off ({@link #handOff()})</h2>
+ *
+ * On by default: a thread that waits for a lock joins the lock's FIFO queue on the server (in the
+ * same script call as its failed try), and a release hands the lock directly to the first queued
+ * waiter whose queue entry has not expired (it becomes the owner in the release script, with a new
+ * fencing token) and tells it by a pub/sub message, so the waiter needs no request of its own. A
+ * waiter that does not get the message (connection reset) finds the lock already its own on its
+ * next try, at the latest when the previous holder's TTL would have run out. Waiters are served in
+ * the order they joined; a newcomer does not overtake a live queued waiter. A granted waiter's
+ * lease is counted from a lower bound of the grant's time derived from the server's {@code TIME}
+ * (assumes the server's clock is not stepped while the waiter waits; slewing is allowed, 1 % drift
+ * is allowed for). Off, or with {@code requiredReplicas > 0} (a hand-off is not followed by {@code
+ * WAIT}), waiters are woken and acquire with their own request, in no particular order.
+ *
  * <h2>Persistence ({@link #assumePersistence()})</h2>
  *
  * Tell the provider whether the server keeps its data across a restart (AOF with {@code appendfsync
@@ -74,6 +88,7 @@ public final class RedisLockOptions {
     private final SSLSocketFactory sslSocketFactory;
     private final int database;
     private final boolean assumePersistence;
+    private final boolean handOff;
     private final Duration counterRetention;
 
     private RedisLockOptions(Builder b) {
@@ -91,6 +106,7 @@ public final class RedisLockOptions {
         this.sslSocketFactory = b.sslSocketFactory;
         this.database = b.database;
         this.assumePersistence = b.assumePersistence;
+        this.handOff = b.handOff;
         this.counterRetention = b.counterRetention;
     }
 
@@ -120,6 +136,7 @@ public final class RedisLockOptions {
         b.sslSocketFactory = sslSocketFactory;
         b.database = database;
         b.assumePersistence = assumePersistence;
+        b.handOff = handOff;
         b.counterRetention = counterRetention;
         return b;
     }
@@ -214,6 +231,14 @@ public final class RedisLockOptions {
     }
 
     /**
+     * Whether waiters queue on the server and a release hands the lock to the first of them (default
+     * {@code true}; ignored when {@code requiredReplicas > 0}). See the class javadoc.
+     */
+    public boolean handOff() {
+        return handOff;
+    }
+
+    /**
      * How long a lock's fencing counter key survives after the lock's last acquisition: each
      * acquisition sets its TTL to {@code max(counterRetention, 10 * leaseTime)}. Counter keys of
      * locks that are no longer used therefore disappear; they never accumulate.
@@ -236,7 +261,8 @@ public final class RedisLockOptions {
                 + (password == null ? "none" : "****") + ", tls=" + tls
                 + (tlsCaFile == null ? "" : ", tlsCaFile=" + tlsCaFile)
                 + (sslSocketFactory == null ? "" : ", sslSocketFactory=custom") + ", database=" + database
-                + ", assumePersistence=" + assumePersistence + ", counterRetention=" + counterRetention + '}';
+                + ", assumePersistence=" + assumePersistence + ", counterRetention=" + counterRetention + ", handOff="
+                + handOff + '}';
     }
 
     /** Builder for {@link RedisLockOptions}; every setter checks its argument at once. */
@@ -255,6 +281,7 @@ public final class RedisLockOptions {
         private SSLSocketFactory sslSocketFactory;
         private int database;
         private boolean assumePersistence;
+        private boolean handOff = true;
         private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
 
         private Builder() {}
@@ -411,6 +438,12 @@ public final class RedisLockOptions {
         /** Declares that the server persists data across restarts (AOF); see the class javadoc. */
         public Builder assumePersistence(boolean assumePersistence) {
             this.assumePersistence = assumePersistence;
+            return this;
+        }
+
+        /** Whether a release hands the lock to the first queued waiter (default true); see the class javadoc. */
+        public Builder handOff(boolean handOff) {
+            this.handOff = handOff;
             return this;
         }
 

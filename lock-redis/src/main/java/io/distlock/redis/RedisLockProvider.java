@@ -33,6 +33,15 @@ import redis.clients.jedis.UnifiedJedis;
  *       distlock-redis-subscriber-N}) serves every waiting thread of every lock name. A waiter
  *       subscribes to the lock's channel, retries once, then sleeps until a release message, the
  *       holder's TTL or its own deadline, whichever comes first.
+ *   <li>Hand-off ({@link RedisLockOptions#handOff()}, default on): a waiter's failed try also
+ *       queues it on the server (FIFO, in the lock's hash slot, with a deadline after which the
+ *       entry is skipped); the release script makes the first live queued waiter the owner, with a
+ *       new token, and publishes a grant that the subscriber routes to that waiter, which then
+ *       holds the lock without a request of its own. A lost grant message is made up for by the
+ *       waiter's next try (at the latest when the previous holder's TTL would have run out), which
+ *       finds the lock already its own. A granted lease's validity counts from a lower bound of
+ *       the grant's time computed from the server's {@code TIME}: it assumes the server's clock is
+ *       not stepped (slewing is fine) between the waiter's last try and the grant.
  * </ul>
  *
  * <h2>Guarantees and their limits</h2>
@@ -52,12 +61,15 @@ import redis.clients.jedis.UnifiedJedis;
  *   <li><b>Fencing:</b> tokens strictly increase per lock: {@code max(counter + 1, server time in
  *       µs)}. The counter key ({@code <prefix>:{name}:token}) is the only thing that outlives a
  *       lock; it expires after {@link RedisLockOptions#counterRetention()} without acquisitions, so
- *       unused locks leave nothing behind. Because of the server-time floor, a new token is larger
+ *       unused locks leave nothing behind. The waiter queue keys ({@code <prefix>:{name}:queue},
+ *       {@code :waiters}) are deleted when they empty and expire 1 s after the last deadline
+ *       registered in them. Because of the server-time floor, a new token is larger
  *       than every earlier one even after the counter expired or was lost in a restart without
  *       persistence — provided the server's wall clock was not set back. {@link
  *       Capabilities#fencingSurvivesServerRestart()} is reported only if you declare persistence
  *       ({@link RedisLockOptions#assumePersistence()}).
- *   <li>Not FIFO, not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
+ *   <li>Not promised FIFO (queued waiters are served in the order they queued, but a waiter
+ *       queues at its second try and loses its place if it misses its deadline), not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
  * </ul>
  *
  * <pre>{@code

@@ -57,6 +57,10 @@ public final class RedisAbBench {
                                             .autoRenew(false)
                                             .build())
                                     .build())
+                            .build();
+                    RedisLockProvider noHandOff = RedisLockProvider.builder()
+                            .standalone(server.host(), server.port())
+                            .options(opts.mutate().handOff(false).build())
                             .build()) {
                 String lockKey = ours.lockKey("ab-raw");
                 String tokenKey = ours.tokenKey("ab-raw");
@@ -72,6 +76,13 @@ public final class RedisAbBench {
                 Map<String, Runnable> variants = new LinkedHashMap<>();
                 variants.put("ours", a);
                 variants.put("2ping", f);
+                variants.put(
+                        "ours-nohandoff",
+                        () -> noHandOff
+                                .lock("ab-nho")
+                                .tryAcquire()
+                                .orElseThrow()
+                                .release());
                 if (Boolean.getBoolean("ab.norenew")) {
                     variants.put(
                             "ours-norenew",
@@ -119,7 +130,21 @@ public final class RedisAbBench {
                 pooled.close();
             }
             if (handoffs > 0) {
-                handoff(server, ping, handoffs);
+                // interleaved: hand-off by the release script (handOff=true, the default) against
+                // the waiter's own acquire round trip (handOff=false), alternating per round
+                Map<String, List<Double>> ho = new LinkedHashMap<>();
+                for (int r = 0; r < rounds; r++) {
+                    for (boolean on : new boolean[] {true, false}) {
+                        double[] res = handoff(server, ping, handoffs, on);
+                        ho.computeIfAbsent("handOff=" + on, k -> new ArrayList<>())
+                                .add(res[0]);
+                        ho.computeIfAbsent("ping(" + on + ")", k -> new ArrayList<>())
+                                .add(res[1]);
+                    }
+                }
+                StringBuilder line = new StringBuilder("handoff median p50:");
+                ho.forEach((k, v) -> line.append(String.format(Locale.ROOT, " %s=%.1fus", k, median(v))));
+                System.out.println(line);
             }
         }
     }
@@ -143,9 +168,11 @@ public final class RedisAbBench {
     }
 
     /** The hand-off scenario of distlock-compare (one waiter), with PING blocks between hand-offs. */
-    private static void handoff(RedisServer server, Jedis ping, int rounds) throws Exception {
-        RedisLockOptions opts =
-                RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build();
+    private static double[] handoff(RedisServer server, Jedis ping, int rounds, boolean handOff) throws Exception {
+        RedisLockOptions opts = RedisLockOptions.builder()
+                .leaseTime(Duration.ofSeconds(10))
+                .handOff(handOff)
+                .build();
         try (RedisLockProvider pa = provider(server, opts);
                 RedisLockProvider pb = provider(server, opts)) {
             String name = "ab-handoff";
@@ -219,12 +246,14 @@ public final class RedisAbBench {
             double ping50 = p50(pg);
             System.out.printf(
                     Locale.ROOT,
-                    "handoff p50=%.1fus p90=%.1fus ping p50=%.1fus -> %.2f PINGs (n=%d)%n",
+                    "handoff(handOff=%s) p50=%.1fus p90=%.1fus ping p50=%.1fus -> %.2f PINGs (n=%d)%n",
+                    handOff,
                     p50(got),
                     pct(got, 0.9),
                     ping50,
                     p50(got) / ping50,
                     got.length);
+            return new double[] {p50(got), ping50};
         }
     }
 

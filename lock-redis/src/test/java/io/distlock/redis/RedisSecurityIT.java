@@ -53,7 +53,7 @@ class RedisSecurityIT {
      */
     static final String ACL_RULE =
             "~distlock:* &distlock:* -@all +evalsha +eval +ping +subscribe +unsubscribe +client|setname "
-                    + "+get +set +del +pttl +pexpire +time +publish";
+                    + "+get +set +del +pttl +pexpire +time +publish +exists +zrange +zadd +zrem +zscore +zcard +hget +hset +hdel";
 
     /** How Redis says "not allowed": NOPERM for a command, or this for a command inside a script. */
     private static final String DENIED = "(?s).*(NOPERM|user executing the script can't (run this command|access)).*";

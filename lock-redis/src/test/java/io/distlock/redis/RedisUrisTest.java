@@ -21,7 +21,7 @@ class RedisUrisTest {
     void parse_standaloneWithCredentialsDbAndParams_readsAll() {
         RedisUris.Parsed p = parse("redis://app:p%40ss@127.0.0.1:6380/3?leaseTime=5s&keyPrefix=svc&poolSize=2"
                 + "&connectTimeout=100ms&socketTimeout=1s&requiredReplicas=1&replicaAckTimeout=50ms"
-                + "&assumePersistence=true&counterRetention=2d&autoRenew=false");
+                + "&assumePersistence=true&counterRetention=2d&autoRenew=false&handOff=false");
         assertThat(p.topology().kind()).isEqualTo(Topology.Kind.STANDALONE);
         assertThat(p.topology().nodes()).containsExactly(new HostAndPort("127.0.0.1", 6380));
         RedisLockOptions o = p.options();
@@ -38,7 +38,14 @@ class RedisUrisTest {
         assertThat(o.replicaAckTimeout()).isEqualTo(Duration.ofMillis(50));
         assertThat(o.assumePersistence()).isTrue();
         assertThat(o.counterRetention()).isEqualTo(Duration.ofDays(2));
+        assertThat(o.handOff()).isFalse();
         assertThat(o.tls()).isFalse();
+    }
+
+    @Test
+    void parse_noHandOffParameter_handOffOnByDefault() {
+        assertThat(parse("redis://127.0.0.1:6379").options().handOff()).isTrue();
+        assertThat(RedisLockOptions.defaults().handOff()).isTrue();
     }
 
     @Test

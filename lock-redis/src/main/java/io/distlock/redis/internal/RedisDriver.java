@@ -33,6 +33,15 @@ public final class RedisDriver implements LockDriver {
     /** Wait cap while the subscription is not confirmed (degraded mode: polling). */
     private static final long UNCONFIRMED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    private static final long MIN_MARGIN_MS = 250;
+    private static final long MAX_MARGIN_MS = 5_000;
+    /** Longest registration asked for by a waiter without a deadline (it refreshes long before). */
+    private static final long MAX_REGISTER_MS = TimeUnit.DAYS.toMillis(1);
+    /** Drift allowance on a granted lease's start: 1 % of the time measured on the server clock. */
+    private static final long GRANT_DRIFT_DIVISOR = 100;
+    /** Constant part of the drift allowance (TIME granularity, scheduling of the script). */
+    private static final long GRANT_DRIFT_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private final UnifiedJedis client;
     private final boolean ownsClient;
     private final RedisLockOptions options;
@@ -41,6 +50,11 @@ public final class RedisDriver implements LockDriver {
     private final Subscriber subscriber;
     private final String leaseMillis;
     private final String counterTtlMillis;
+    /** Whether waiters queue and releases hand the lock over (see {@link RedisLockOptions#handOff()}). */
+    private final boolean queued;
+    /** Queue-entry slack after the next planned retry of a waiter: {@code clamp(lease / 4, 250 ms, 5 s)}. */
+    private final String marginMillis;
+
     private volatile boolean closed;
 
     private RedisDriver(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
@@ -61,6 +75,8 @@ public final class RedisDriver implements LockDriver {
         this.leaseMillis = Long.toString(lease);
         long retention = options.counterRetention().toMillis();
         this.counterTtlMillis = Long.toString(Math.max(retention, Math.multiplyExact(lease, 10)));
+        this.queued = options.handOff() && options.requiredReplicas() == 0;
+        this.marginMillis = Long.toString(Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4)));
         this.subscriber = new Subscriber(
                 client, options.keyPrefix(), options.lockOptions().ticker());
     }
@@ -215,9 +231,19 @@ public final class RedisDriver implements LockDriver {
         private final String lockKey;
         private final String tokenKey;
         private final String channel;
+        private final List<String> queuedKeys;
         private Subscriber.Channel interest;
         private long seenEpoch;
         private long holderTtlNanos;
+        // queued path: one owner value for every try of this attempt, so its queue entry and a
+        // grant to it are recognised
+        private final String owner;
+        private Subscriber.Grant grant;
+        private long waitDeadline;
+        private boolean registered; // a queue entry may exist on the server
+        private boolean timed; // lastSentAt / lastServerMicros hold a registration's times
+        private long lastSentAt;
+        private long lastServerMicros;
 
         RedisContender(AcquireContext ctx) {
             this.ctx = ctx;
@@ -225,6 +251,8 @@ public final class RedisDriver implements LockDriver {
             this.lockKey = keys.lockKey(name);
             this.tokenKey = keys.tokenKey(name);
             this.channel = keys.channel(name);
+            this.queuedKeys = List.of(lockKey, tokenKey, keys.queueKey(name), keys.waitersKey(name));
+            this.owner = queued ? Owners.newOwner() : null;
         }
 
         @Override
@@ -234,6 +262,9 @@ public final class RedisDriver implements LockDriver {
             }
             if (interest != null) {
                 seenEpoch = subscriber.epoch(interest);
+            }
+            if (queued) {
+                return tryQueued();
             }
             String owner = Owners.newOwner();
             long sentAt = ctx.ticker().read();
@@ -246,15 +277,11 @@ public final class RedisDriver implements LockDriver {
             List<?> result = (List<?>) reply.value();
             long flag = (Long) result.get(0);
             if (flag != 1) {
-                long pttl = (Long) result.get(1);
-                // -1: key without TTL (set by someone else); -2: gone meanwhile. Retry after a lease at most.
-                holderTtlNanos = pttl >= 0
-                        ? TimeUnit.MILLISECONDS.toNanos(pttl + 1)
-                        : ctx.leaseTime().toNanos();
+                holderTtlNanos = holderTtl((Long) result.get(1));
                 return Optional.empty();
             }
             long token = Long.parseLong(String.valueOf(result.get(1)));
-            Held held = new Held(ctx, owner, lockKey, channel, token, ctx.validUntil(sentAt));
+            Held held = new Held(ctx, owner, lockKey, channel, token, ctx.validUntil(sentAt), null);
             if (options.requiredReplicas() > 0 && reply.acks() < options.requiredReplicas()) {
                 BackendUnavailableException failure = new BackendUnavailableException(
                         "only " + reply.acks() + " of " + options.requiredReplicas()
@@ -274,16 +301,108 @@ public final class RedisDriver implements LockDriver {
             return Optional.of(held);
         }
 
+        private long holderTtl(long pttl) {
+            // -1: key without TTL (set by someone else); -2: gone meanwhile. Retry after a lease at most.
+            return pttl >= 0
+                    ? TimeUnit.MILLISECONDS.toNanos(pttl + 1)
+                    : ctx.leaseTime().toNanos();
+        }
+
+        /**
+         * The queued path: a grant that arrived needs no round trip; otherwise one script call that
+         * acquires, finds the lock already handed to us, or (once this attempt waits) queues us.
+         */
+        private Optional<HeldLock> tryQueued() {
+            Optional<HeldLock> granted = takeGrant();
+            if (granted.isPresent()) {
+                return granted;
+            }
+            long sentAt = ctx.ticker().read();
+            long registerMs = 0;
+            if (grant != null) {
+                registered = true; // before sending: a lost reply may still have queued us
+                long left = waitDeadline == Deadlines.NEVER ? Long.MAX_VALUE : waitDeadline - sentAt;
+                registerMs = left == Long.MAX_VALUE
+                        ? MAX_REGISTER_MS
+                        : Math.min(MAX_REGISTER_MS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            }
+            Reply reply = run(
+                    Scripts.ACQUIRE_QUEUED,
+                    name,
+                    queuedKeys,
+                    List.of(owner, leaseMillis, counterTtlMillis, Long.toString(registerMs), marginMillis),
+                    false);
+            List<?> result = (List<?>) reply.value();
+            long flag = (Long) result.get(0);
+            if (flag == 1) {
+                long token = Long.parseLong(String.valueOf(result.get(1)));
+                return won(token, ctx.validUntil(sentAt));
+            }
+            if (flag == 2) {
+                // handed to us by a release whose message we did not get (yet): the key was set
+                // before this request, so validity counts from its remaining TTL, not from the lease
+                long token = Long.parseLong(String.valueOf(result.get(1)));
+                long pttl = (Long) result.get(2);
+                long validUntil = pttl > 0
+                        ? Deadlines.after(
+                                sentAt,
+                                TimeUnit.MILLISECONDS.toNanos(pttl)
+                                        - ctx.options().safetyMargin().toNanos())
+                        : sentAt;
+                return won(token, validUntil);
+            }
+            holderTtlNanos = holderTtl((Long) result.get(1));
+            if (registerMs > 0) {
+                timed = true;
+                lastSentAt = sentAt;
+                lastServerMicros = Long.parseLong(String.valueOf(result.get(2)));
+            }
+            // a grant published after our script ran may already be here
+            return takeGrant();
+        }
+
+        private Optional<HeldLock> takeGrant() {
+            Subscriber.Grant g = grant;
+            if (g == null || !timed || !g.arrived()) {
+                return Optional.empty();
+            }
+            // Lease start: our last registration was sent at lastSentAt (local) and ran at
+            // lastServerMicros (server); the grant ran (serverMicros - lastServerMicros) later on the
+            // server clock. If that clock runs at our rate (slewing is fine, a step is not), the grant
+            // happened no earlier than lastSentAt + that difference; minus a drift allowance, and
+            // never after now (we have the message), this is a lower bound of the grant's time.
+            long elapsedNanos = TimeUnit.MICROSECONDS.toNanos(g.serverMicros() - lastServerMicros);
+            long drift = Math.abs(elapsedNanos) / GRANT_DRIFT_DIVISOR + GRANT_DRIFT_MIN_NANOS;
+            long start = lastSentAt + elapsedNanos - drift;
+            long now = ctx.ticker().read();
+            if (start - now > 0) {
+                start = now;
+            }
+            return won(g.token(), ctx.validUntil(start));
+        }
+
+        private Optional<HeldLock> won(long token, long validUntil) {
+            Held held = new Held(ctx, owner, lockKey, channel, token, validUntil, queuedKeys);
+            leave();
+            return Optional.of(held);
+        }
+
         @Override
         public void awaitChange(long deadlineNanos) throws InterruptedException {
             if (closed) {
                 return;
             }
             long now = ctx.ticker().read();
+            waitDeadline = deadlineNanos;
             if (interest == null) {
                 // Subscribe, wait for the server's confirmation, and return at once so the engine
                 // tries again: a release between our failed try and the subscription is not missed.
+                // On the queued path that next try queues us; the mailbox for our grant is set up
+                // before, so a grant right after the queueing script is not missed either.
                 interest = subscriber.register(channel);
+                if (queued) {
+                    grant = subscriber.expectGrant(interest, owner);
+                }
                 long confirmBy = Math.min(
                         deadlineNanos,
                         Deadlines.after(now, options.socketTimeout().toNanos()));
@@ -295,15 +414,36 @@ public final class RedisDriver implements LockDriver {
                 wait = Math.min(wait, UNCONFIRMED_POLL_NANOS);
             }
             long until = Math.min(deadlineNanos, Deadlines.after(now, wait));
-            subscriber.awaitWakeUp(interest, seenEpoch, until);
+            if (grant != null) {
+                subscriber.awaitGrant(interest, grant, seenEpoch, until);
+            } else {
+                subscriber.awaitWakeUp(interest, seenEpoch, until);
+            }
         }
 
         @Override
         public void abandon() {
-            leave();
+            try {
+                if (registered) {
+                    // Leave the queue; if a release handed us the lock meanwhile, hand it on.
+                    Reply r = run(
+                            Scripts.RELEASE_QUEUED, name, queuedKeys, List.of(owner, channel, counterTtlMillis), false);
+                    registered = false;
+                    if (((Long) r.value()) != 0L) {
+                        log.debug("distlock.redis.grant_handed_on lock={}", name);
+                    }
+                }
+            } finally {
+                leave();
+            }
         }
 
         private void leave() {
+            Subscriber.Grant g = grant;
+            if (g != null) {
+                grant = null;
+                subscriber.forgetGrant(g);
+            }
             Subscriber.Channel i = interest;
             if (i != null) {
                 interest = null;
@@ -318,10 +458,19 @@ public final class RedisDriver implements LockDriver {
         private final String lockKey;
         private final String channel;
         private final long token;
+        private final List<String> queuedKeys; // null: the non-queued path
         private volatile long validUntil;
 
-        Held(AcquireContext ctx, String owner, String lockKey, String channel, long token, long validUntil) {
+        Held(
+                AcquireContext ctx,
+                String owner,
+                String lockKey,
+                String channel,
+                long token,
+                long validUntil,
+                List<String> queuedKeys) {
             this.ctx = ctx;
+            this.queuedKeys = queuedKeys;
             this.owner = owner;
             this.lockKey = lockKey;
             this.channel = channel;
@@ -366,8 +515,15 @@ public final class RedisDriver implements LockDriver {
         }
 
         boolean deleteIfOwner() {
-            Reply reply = run(Scripts.RELEASE, ctx.lockName(), List.of(lockKey), List.of(owner, channel), false);
-            boolean deleted = ((Long) reply.value()) == 1L;
+            Reply reply = queuedKeys == null
+                    ? run(Scripts.RELEASE, ctx.lockName(), List.of(lockKey), List.of(owner, channel), false)
+                    : run(
+                            Scripts.RELEASE_QUEUED,
+                            ctx.lockName(),
+                            queuedKeys,
+                            List.of(owner, channel, counterTtlMillis),
+                            false);
+            boolean deleted = ((Long) reply.value()) != 0L;
             if (!deleted) {
                 log.debug("distlock.redis.release_not_owner lock={}", ctx.lockName());
             }

@@ -28,6 +28,16 @@ public final class RedisKeys {
         return prefix + ":{" + tag(name) + "}:token";
     }
 
+    /** The FIFO waiter queue (ZSET owner → arrival sequence) of lock {@code name}. */
+    public String queueKey(String name) {
+        return prefix + ":{" + tag(name) + "}:queue";
+    }
+
+    /** The queued waiters' deadlines and lease TTLs (HASH owner → "deadlineMs ttlMs"). */
+    public String waitersKey(String name) {
+        return prefix + ":{" + tag(name) + "}:waiters";
+    }
+
     public String channel(String name) {
         return prefix + ":{" + tag(name) + "}:released";
     }

@@ -25,7 +25,7 @@ import java.util.Locale;
  * Parameters: the common {@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}, and {@code
  * keyPrefix}, {@code poolSize}, {@code connectTimeout}, {@code socketTimeout}, {@code
  * requiredReplicas}, {@code replicaAckTimeout}, {@code assumePersistence}, {@code
- * counterRetention}, {@code database}, {@code tls}, {@code tlsCaFile}. Errors never contain the password.
+ * counterRetention}, {@code handOff}, {@code database}, {@code tls}, {@code tlsCaFile}. Errors never contain the password.
  */
 public final class RedisUris {
     private static final String BACKEND = "redis";
@@ -138,6 +138,10 @@ public final class RedisUris {
             d = params.duration("counterRetention", null);
             if (d != null) {
                 b.counterRetention(d);
+            }
+            Boolean handOff = params.bool("handOff", null);
+            if (handOff != null) {
+                b.handOff(handOff);
             }
             Integer db = params.integer("database", null);
             if (db != null) {

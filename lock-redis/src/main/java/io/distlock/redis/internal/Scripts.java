@@ -42,6 +42,141 @@ public final class Scripts {
             "end",
             "return {0, redis.call('PTTL', KEYS[1])}"));
 
+    /**
+     * Acquire with a FIFO waiter queue (the hand-off path). KEYS: lock, counter, queue (ZSET owner →
+     * arrival sequence), waiters (HASH owner → "deadlineMs ttlMs"). ARGV: owner, lease ms, counter
+     * TTL ms, register ms (how long the caller will still wait; 0 = a single try, never queued),
+     * margin ms.
+     *
+     * <p>Returns {@code {1, token}} when it took the free lock (no live waiter queued ahead of
+     * {@code owner}); {@code {2, token, pttl}} when the key already holds {@code owner} (handed over
+     * by a release, or a retry after a lost reply: validity must then be counted from {@code pttl},
+     * not from the lease); or {@code {0, hint ms, server time µs}}: {@code hint} is the holder's
+     * remaining TTL (or, if the lock is free but a live waiter is ahead, that waiter's remaining
+     * deadline). With {@code register > 0} a failed try enqueues {@code owner} (or keeps its place)
+     * with deadline {@code now + min(register, hint + margin)}, after which a release skips it.
+     * Entries at the head whose deadline passed are removed here; the queue keys expire by
+     * themselves ({@code PEXPIRE}) shortly after the last deadline in them.
+     */
+    public static final Script ACQUIRE_QUEUED = new Script(String.join(
+            "\n",
+            "local function grant(nowUs)",
+            "  local token = (tonumber(redis.call('GET', KEYS[2])) or 0) + 1",
+            "  if nowUs > token then token = nowUs end",
+            "  local s = string.format('%.0f', token)",
+            "  redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
+            "  return s",
+            "end",
+            "local function now()",
+            "  local t = redis.call('TIME')",
+            "  return tonumber(t[1]) * 1000000 + tonumber(t[2])",
+            "end",
+            "if redis.call('EXISTS', KEYS[3]) == 0 and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
+            "  return {1, grant(now())}",
+            "end",
+            "local cur = redis.call('GET', KEYS[1])",
+            "if cur == ARGV[1] then",
+            "  return {2, redis.call('GET', KEYS[2]) or '0', redis.call('PTTL', KEYS[1])}",
+            "end",
+            "local nowUs = now()",
+            "local nowMs = math.floor(nowUs / 1000)",
+            "local hint",
+            "if cur then",
+            "  hint = redis.call('PTTL', KEYS[1])",
+            "  if hint < 0 then hint = tonumber(ARGV[2]) end",
+            "else",
+            "  local mine = false",
+            "  while true do",
+            "    local h = redis.call('ZRANGE', KEYS[3], 0, 0)[1]",
+            "    if not h then break end",
+            "    if h == ARGV[1] then mine = true break end",
+            "    local w = redis.call('HGET', KEYS[4], h)",
+            "    local d = w and tonumber(string.match(w, '^(%d+)'))",
+            "    if d and d > nowMs then hint = d - nowMs break end",
+            "    redis.call('ZREM', KEYS[3], h)",
+            "    redis.call('HDEL', KEYS[4], h)",
+            "  end",
+            "  if not hint then",
+            "    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])",
+            "    local s = grant(nowUs)",
+            "    if mine then",
+            "      redis.call('ZREM', KEYS[3], ARGV[1])",
+            "      redis.call('HDEL', KEYS[4], ARGV[1])",
+            "    end",
+            "    if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
+            "    return {1, s}",
+            "  end",
+            "end",
+            "local reg = tonumber(ARGV[4])",
+            "if reg > 0 then",
+            "  local bound = hint + tonumber(ARGV[5])",
+            "  if bound > reg then bound = reg end",
+            "  if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then",
+            "    local seq = nowUs",
+            "    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')",
+            "    if last[2] and tonumber(last[2]) >= seq then seq = tonumber(last[2]) + 1 end",
+            "    redis.call('ZADD', KEYS[3], string.format('%.0f', seq), ARGV[1])",
+            "  end",
+            "  redis.call('HSET', KEYS[4], ARGV[1], string.format('%.0f', nowMs + bound) .. ' ' .. ARGV[2])",
+            "  local keep = bound + 1000",
+            "  if redis.call('PTTL', KEYS[3]) < keep then redis.call('PEXPIRE', KEYS[3], keep) end",
+            "  if redis.call('PTTL', KEYS[4]) < keep then redis.call('PEXPIRE', KEYS[4], keep) end",
+            "end",
+            "return {0, hint, string.format('%.0f', nowUs)}"));
+
+    /**
+     * Release and leave for the queued path. KEYS: lock, counter, queue, waiters. ARGV: owner,
+     * channel, counter TTL ms. If the key holds {@code owner}: pops queue entries until one whose
+     * deadline has not passed, hands the lock to it ({@code SET lock waiter PX waiterTtl}, raises the
+     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs>"}, returning
+     * 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code "1"} and
+     * returns 1. If the key does not hold {@code owner}: removes {@code owner} from the queue (a
+     * waiter leaving) and returns 0.
+     */
+    public static final Script RELEASE_QUEUED = new Script(String.join(
+            "\n",
+            "if redis.call('GET', KEYS[1]) ~= ARGV[1] then",
+            "  if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then",
+            "    redis.call('HDEL', KEYS[4], ARGV[1])",
+            "    if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
+            "  end",
+            "  return 0",
+            "end",
+            "if redis.call('EXISTS', KEYS[3]) == 0 then",
+            "  redis.call('DEL', KEYS[1])",
+            "  redis.call('PUBLISH', ARGV[2], '1')",
+            "  return 1",
+            "end",
+            "local nowUs, nowMs",
+            "while true do",
+            "  local h = redis.call('ZRANGE', KEYS[3], 0, 0)[1]",
+            "  if not h then break end",
+            "  if not nowUs then",
+            "    local t = redis.call('TIME')",
+            "    nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])",
+            "    nowMs = math.floor(nowUs / 1000)",
+            "  end",
+            "  redis.call('ZREM', KEYS[3], h)",
+            "  local w = redis.call('HGET', KEYS[4], h)",
+            "  redis.call('HDEL', KEYS[4], h)",
+            "  if w then",
+            "    local d, ttl = string.match(w, '^(%d+) (%d+)$')",
+            "    if d and tonumber(d) > nowMs then",
+            "      redis.call('SET', KEYS[1], h, 'PX', ttl)",
+            "      local token = (tonumber(redis.call('GET', KEYS[2])) or 0) + 1",
+            "      if nowUs > token then token = nowUs end",
+            "      local s = string.format('%.0f', token)",
+            "      redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
+            "      if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
+            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs))",
+            "      return 2",
+            "    end",
+            "  end",
+            "end",
+            "redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])",
+            "redis.call('PUBLISH', ARGV[2], '1')",
+            "return 1"));
+
     /** KEYS: lock. ARGV: owner, channel. Compare-and-delete, then wake waiters. Returns 1 or 0. */
     public static final Script RELEASE = new Script(String.join(
             "\n",

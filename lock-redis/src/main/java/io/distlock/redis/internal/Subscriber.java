@@ -48,6 +48,7 @@ public final class Subscriber implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition stateChanged = lock.newCondition(); // confirmations, close, backoff
     private final Map<String, Channel> channels = new HashMap<>();
+    private final Map<String, Grant> grants = new HashMap<>();
     private PubSub active; // subscribed and confirmed; null while (re)connecting
     private boolean closed;
 
@@ -60,16 +61,82 @@ public final class Subscriber implements AutoCloseable {
         long epoch;
         boolean confirmed;
         final List<Listener> listeners = new ArrayList<>(1);
+        final List<Grant> grantees = new ArrayList<>(1);
 
         Channel(String name) {
             this.name = name;
         }
 
+        /** Wakes one sleeper: a thread waiting in {@link #awaitWakeUp} or else the oldest grantee. */
+        void wakeOne() {
+            if (lock.hasWaiters(wake)) {
+                wake.signal();
+                return;
+            }
+            for (Grant g : grantees) {
+                if (lock.hasWaiters(g.wake)) {
+                    g.wake.signal();
+                    return;
+                }
+            }
+        }
+
         void broadcast() {
             epoch++;
             wake.signalAll();
+            for (Grant g : grantees) {
+                g.wake.signal();
+            }
             for (Listener l : listeners) {
                 l.maybeMissed();
+            }
+        }
+    }
+
+    /**
+     * A queued waiter's mailbox for the grant message {@code "g <owner> <token> <server µs>"} that a
+     * release publishes when it hands the lock to {@code owner}. Fields guarded by {@link #lock}.
+     */
+    public final class Grant {
+        final String owner;
+        final Channel channel;
+        final Condition wake = lock.newCondition();
+        boolean arrived;
+        long token;
+        long serverMicros;
+
+        Grant(String owner, Channel channel) {
+            this.owner = owner;
+            this.channel = channel;
+        }
+
+        /** Whether the grant message arrived. */
+        public boolean arrived() {
+            lock.lock();
+            try {
+                return arrived;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The fencing token in the grant message (valid once {@link #arrived()}). */
+        public long token() {
+            lock.lock();
+            try {
+                return token;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The server's {@code TIME} (µs) when it granted (valid once {@link #arrived()}). */
+        public long serverMicros() {
+            lock.lock();
+            try {
+                return serverMicros;
+            } finally {
+                lock.unlock();
             }
         }
     }
@@ -166,7 +233,60 @@ public final class Subscriber implements AutoCloseable {
                 }
             } else if (ch.permits > 0) {
                 // a permit may have been meant for the waiter that left: hand it on
-                ch.wake.signal();
+                ch.wakeOne();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Expects a grant for {@code owner} on {@code ch} (a registered channel): a grant message for
+     * {@code owner} is kept in the returned mailbox and wakes the thread waiting in {@link
+     * #awaitGrant}. Call before the request that may queue {@code owner} is sent.
+     */
+    public Grant expectGrant(Channel ch, String owner) {
+        lock.lock();
+        try {
+            Grant g = new Grant(owner, ch);
+            grants.put(owner, g);
+            ch.grantees.add(g);
+            return g;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops expecting {@code g}; a later grant message for its owner is ignored. */
+    public void forgetGrant(Grant g) {
+        lock.lock();
+        try {
+            grants.remove(g.owner, g);
+            g.channel.grantees.remove(g);
+            if (g.channel.permits > 0) {
+                g.channel.wakeOne();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Like {@link #awaitWakeUp}, for a queued waiter: also returns when {@code g}'s grant arrived (a
+     * wake-up permit is then left for others).
+     */
+    public void awaitGrant(Channel ch, Grant g, long seenEpoch, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (!g.arrived && ch.permits == 0 && ch.epoch == seenEpoch && !closed) {
+                long left = Deadlines.remaining(ticker, deadlineNanos);
+                if (left <= 0) {
+                    return;
+                }
+                g.wake.awaitNanos(left);
+            }
+            if (!g.arrived && ch.permits > 0) {
+                ch.permits--;
             }
         } finally {
             lock.unlock();
@@ -351,9 +471,26 @@ public final class Subscriber implements AutoCloseable {
             lock.lock();
             try {
                 Channel ch = channels.get(channel);
+                if (ch != null && message.startsWith("g ")) {
+                    // "g <owner> <token> <server µs>": the lock was handed to <owner>; it is held
+                    // now, so nobody else is woken
+                    String[] parts = message.split(" ", 4);
+                    Grant g = parts.length == 4 ? grants.get(parts[1]) : null;
+                    if (g != null && g.channel == ch) {
+                        try {
+                            g.token = Long.parseLong(parts[2]);
+                            g.serverMicros = Long.parseLong(parts[3]);
+                            g.arrived = true;
+                            g.wake.signal();
+                        } catch (NumberFormatException e) {
+                            log.debug("distlock.redis.bad_grant_message channel={}", channel);
+                        }
+                    }
+                    return;
+                }
                 if (ch != null) {
                     ch.permits++;
-                    ch.wake.signal();
+                    ch.wakeOne();
                     for (Listener l : ch.listeners) {
                         l.released();
                     }
