@@ -1,7 +1,6 @@
 package io.distlock.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
@@ -65,13 +64,9 @@ class EtcdManyWaitersIT {
                         },
                         pool));
             }
-            // every waiter is queued (its transaction) and has confirmed its watch (one read)
-            await().atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(50))
-                    .until(() -> {
-                        Map<String, Long> d = EtcdTestServer.diff(start, server.received());
-                        return d.getOrDefault("Txn", 0L) >= waiters && d.getOrDefault("Range", 0L) >= waiters;
-                    });
+            // every waiter is queued (its transaction) and watches its predecessor
+            server.awaitReceivedThenQuiet(start, "Watch", waiters);
+            assertThat(EtcdTestServer.diff(start, server.received()).get("Txn")).isEqualTo(waiters);
             Map<String, Long> before = server.received();
             lastRelease.set(System.nanoTime());
             held.release();

@@ -64,6 +64,8 @@ final class EtcdContender implements Contender, Session.Listener {
     private volatile ByteSequence ourKey;
     private volatile long ourRevision;
     private volatile ByteSequence predecessor;
+    /** A revision at which {@link #predecessor} existed (that of the read that named it). */
+    private volatile long predecessorListedAt;
     /**
      * A predecessor that was, at some moment while it existed, the only key under the prefix older
      * than ours (at {@link #ourRevision}): its delete then leaves ours the oldest. Set by the listing
@@ -175,11 +177,11 @@ final class EtcdContender implements Contender, Session.Listener {
                     ByteSequence pred = newest.get(1).getKey();
                     checkNotForeign(pred);
                     // the oldest key and the one created last before ours, in one snapshot
-                    setPredecessor(pred, pred.equals(owner.getKvs().get(0).getKey()));
+                    setPredecessor(pred, pred.equals(owner.getKvs().get(0).getKey()), header);
                     return Optional.empty();
                 }
             }
-            Optional<HeldLock> listed = list(s);
+            Optional<HeldLock> listed = list(s, false);
             if (listed != null) {
                 return listed;
             }
@@ -202,7 +204,8 @@ final class EtcdContender implements Contender, Session.Listener {
         }
     }
 
-    private void setPredecessor(ByteSequence pred, boolean oldest) {
+    private void setPredecessor(ByteSequence pred, boolean oldest, long listedAt) {
+        predecessorListedAt = listedAt;
         predecessor = pred;
         if (oldest) {
             oldestPredecessor = pred;
@@ -244,7 +247,16 @@ final class EtcdContender implements Contender, Session.Listener {
         if (predecessor != null && predecessor.equals(oldestPredecessor)) {
             return Optional.of(Optional.of(hold(s)));
         }
-        return Optional.ofNullable(list(s));
+        // In a queue the predecessor was usually the holder, so ours is now the oldest: a
+        // serializable read (no consensus round) that shows our key alone proves it. A read from a
+        // member that lags can only show more older keys, never fewer: it shows our key, so it is
+        // at a revision after our key's creation, and no key older than ours can appear after that.
+        // Anything else (older keys, our key missing) is asked again with a linearizable read.
+        Optional<HeldLock> quick = list(s, true);
+        if (quick != null && quick.isPresent()) {
+            return Optional.of(quick);
+        }
+        return Optional.ofNullable(list(s, false));
     }
 
     private Held hold(Session s) {
@@ -262,26 +274,33 @@ final class EtcdContender implements Contender, Session.Listener {
      * if there is no second one. Null if our key is gone (deleted by someone else, or re-made with a
      * later revision): the caller makes it again with its transaction.
      */
-    private Optional<HeldLock> list(Session s) {
-        GetResponse r = driver.await(driver.kv().get(lockPrefix, upToOurs()), "predecessor read", lockName);
+    private Optional<HeldLock> list(Session s, boolean serializable) {
+        GetResponse r = driver.await(driver.kv().get(lockPrefix, upToOurs(serializable)), "predecessor read", lockName);
         List<KeyValue> kvs = r.getKvs();
         if (kvs.isEmpty() || !kvs.get(0).getKey().equals(ourKey)) {
+            if (serializable) {
+                return null; // perhaps a lagging member: the caller asks again, linearizably
+            }
             ownKeyDeleted = true;
             return null;
         }
         if (kvs.size() == 1) {
             return Optional.of(hold(s));
         }
+        if (serializable) {
+            return Optional.empty(); // the caller asks again, linearizably
+        }
         for (int i = 1; i < kvs.size(); i++) {
             checkNotForeign(kvs.get(i).getKey());
         }
-        setPredecessor(kvs.get(1).getKey(), kvs.size() == 2);
+        setPredecessor(kvs.get(1).getKey(), kvs.size() == 2, r.getHeader().getRevision());
         return Optional.empty();
     }
 
     /** Keys under the prefix created up to ours, newest first, at most three. */
-    private GetOption upToOurs() {
+    private GetOption upToOurs(boolean serializable) {
         return GetOption.builder()
+                .withSerializable(serializable)
                 .isPrefix(true)
                 .withMaxCreateRevision(ourRevision)
                 .withSortField(GetOption.SortTarget.CREATE)
@@ -441,13 +460,15 @@ final class EtcdContender implements Contender, Session.Listener {
      * no request at all; otherwise one read lists the keys older than ours ({@link #list}): the
      * predecessor may have been a waiter that gave up, not the holder.
      */
-    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred) {
+    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred, long listedAt) {
         WatchOption opt =
                 WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
         return driver.watch().watch(pred, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
-                if (response.isCreatedNotify()) {
+                if (response.isCreatedNotify() && response.getHeader().getRevision() > listedAt) {
+                    // something was written between the read that named the predecessor and the
+                    // watch's start: it may have been the predecessor's delete
                     confirm(generation, pred);
                 }
                 for (WatchEvent e : response.getEvents()) {
@@ -477,7 +498,7 @@ final class EtcdContender implements Contender, Session.Listener {
     private void confirm(long generation, ByteSequence pred) {
         long revision = ourRevision;
         ByteSequence key = ourKey;
-        driver.within(driver.kv().get(lockPrefix, upToOurs()), driver.requestTimeoutNanos())
+        driver.within(driver.kv().get(lockPrefix, upToOurs(false)), driver.requestTimeoutNanos())
                 .whenComplete((r, t) -> {
                     if (t != null) {
                         wakeFor(generation, null); // unknown: look again with the transaction
@@ -574,6 +595,7 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         Session s = session;
         ByteSequence pred = predecessor;
+        long listedAt = predecessorListedAt;
         if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
             return;
         }
@@ -587,7 +609,7 @@ final class EtcdContender implements Contender, Session.Listener {
         } finally {
             mutex.unlock();
         }
-        Watch.Watcher w = watchPredecessor(generation, pred);
+        Watch.Watcher w = watchPredecessor(generation, pred, listedAt);
         try {
             mutex.lockInterruptibly();
             try {
