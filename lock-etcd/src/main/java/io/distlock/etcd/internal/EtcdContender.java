@@ -505,10 +505,15 @@ final class EtcdContender implements Contender, Session.Listener {
                         return;
                     }
                     List<KeyValue> kvs = r.getKvs();
-                    if (kvs.size() < 2
-                            || !kvs.get(0).getKey().equals(key)
-                            || !kvs.get(1).getKey().equals(pred)) {
-                        // gone before the watch started (or our own key is gone): look again
+                    if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key)) {
+                        // our own key is gone (deleted by someone else, or with its lease): never
+                        // "the predecessor is gone", which could make us a holder without a key
+                        if (key.equals(ourKey) && revision == ourRevision) {
+                            ownKeyDeleted = true;
+                        }
+                        wakeFor(generation, null);
+                    } else if (kvs.size() < 2 || !kvs.get(1).getKey().equals(pred)) {
+                        // gone before the watch started: look again (or hold, if it was the oldest)
                         predecessorGone(generation, pred);
                     } else if (kvs.size() == 2) {
                         markOldest(pred, key, revision);
