@@ -498,6 +498,9 @@ final class EtcdContender implements Contender, Session.Listener {
     private void confirm(long generation, ByteSequence pred) {
         long revision = ourRevision;
         ByteSequence key = ourKey;
+        if (key == null) {
+            return; // the attempt ended
+        }
         driver.within(driver.kv().get(lockPrefix, upToOurs(false)), driver.requestTimeoutNanos())
                 .whenComplete((r, t) -> {
                     if (t != null) {
