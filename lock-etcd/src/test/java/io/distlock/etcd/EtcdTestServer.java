@@ -61,6 +61,28 @@ final class EtcdTestServer implements EtcdServerControl {
         return d;
     }
 
+    /**
+     * Waits until the server has received at least {@code count} more {@code method} messages than
+     * in {@code before}, and then until nothing but keepalives arrives for two polls in a row
+     * (250 ms apart): a request still in flight would otherwise be counted in the next window.
+     */
+    void awaitReceivedThenQuiet(Map<String, Long> before, String method, long count) {
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> diff(before, received()).getOrDefault(method, 0L) >= count);
+        java.util.concurrent.atomic.AtomicReference<Map<String, Long>> last =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    Map<String, Long> now = received();
+                    now.remove("LeaseKeepAlive");
+                    return now.equals(last.getAndSet(now));
+                });
+    }
+
     static String metrics(String endpoint) {
         try {
             return HttpClient.newHttpClient()

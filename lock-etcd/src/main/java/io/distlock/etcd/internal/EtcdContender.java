@@ -61,9 +61,20 @@ final class EtcdContender implements Contender, Session.Listener {
     private long changes;
 
     private Session session;
-    private ByteSequence ourKey;
-    private long ourRevision;
-    private ByteSequence predecessor;
+    private volatile ByteSequence ourKey;
+    private volatile long ourRevision;
+    private volatile ByteSequence predecessor;
+    /** A revision at which {@link #predecessor} existed (that of the read that named it). */
+    private volatile long predecessorListedAt;
+    /**
+     * A predecessor that was, at some moment while it existed, the only key under the prefix older
+     * than ours (at {@link #ourRevision}): its delete then leaves ours the oldest. Set by the listing
+     * that named it or by the read that confirms a wait's watch; keys are never re-made with an
+     * older revision, so the fact stays true for as long as our key keeps its revision.
+     */
+    private volatile ByteSequence oldestPredecessor;
+    /** The predecessor the current wait's watch saw deleted (or found gone), or null. */
+    private ByteSequence goneKey; // guarded by mutex
     /** Which wait the watch callbacks belong to: a late answer to an earlier wait's watch is ignored. */
     private long waitGeneration; // guarded by mutex
 
@@ -110,6 +121,12 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     private Optional<HeldLock> tryOnce() {
+        if (takePredecessorGone()) {
+            Optional<Optional<HeldLock>> after = afterPredecessorGone();
+            if (after.isPresent()) {
+                return after.get();
+            }
+        }
         for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
             Session s = driver.perLockLease() ? lockLease() : driver.session(lockName);
             if (session != s) {
@@ -120,8 +137,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 session = s;
                 ownKeyDeleted = false;
                 sessionDeath = null;
-                ourKey = EtcdDriver.bytes(driver.newKey(lockName, s));
-                ourRevision = 0;
+                setOurs(EtcdDriver.bytes(driver.newKey(lockName, s)), 0);
                 driver.register(this);
                 s.listen(this);
             }
@@ -136,13 +152,13 @@ final class EtcdContender implements Contender, Session.Listener {
             List<GetResponse> gets = r.getGetResponses();
             boolean created = r.isSucceeded();
             if (created) {
-                ourRevision = header;
+                setOurs(ourKey, header);
                 ownKeyDeleted = false;
                 stopOwnWatch(false); // a watch of an earlier incarnation of the key would report its delete
                 watchOwnKeyLater(header + 1);
             } else {
                 List<KeyValue> mine = gets.get(0).getKvs();
-                ourRevision = mine.get(0).getCreateRevision();
+                setOurs(ourKey, mine.get(0).getCreateRevision());
                 if (ownWatch == null) {
                     watchOwnKeyLater(header + 1);
                 }
@@ -153,27 +169,145 @@ final class EtcdContender implements Contender, Session.Listener {
             }
             checkNotForeign(owner.getKvs().get(0).getKey());
             if (owner.getKvs().get(0).getKey().equals(ourKey)) {
-                Held h = new Held(s, ourKey, ourRevision);
-                held = h;
-                if (!s.alive()) {
-                    ctx.reportLost("session lease lost: " + s.deathReason(), null);
-                }
-                return Optional.of(h);
+                return Optional.of(hold(s));
             }
             if (created) {
                 List<KeyValue> newest = gets.get(1).getKvs();
                 if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
-                    predecessor = newest.get(1).getKey();
-                    checkNotForeign(predecessor);
+                    ByteSequence pred = newest.get(1).getKey();
+                    checkNotForeign(pred);
+                    // the oldest key and the one created last before ours, in one snapshot
+                    setPredecessor(pred, pred.equals(owner.getKvs().get(0).getKey()), header);
                     return Optional.empty();
                 }
             }
-            if (findPredecessor()) {
-                return Optional.empty();
+            Optional<HeldLock> listed = list(s, false);
+            if (listed != null) {
+                return listed;
             }
-            // the predecessor went away between the two reads: look again at once
+            // our key went away between the two requests: make it again
         }
         return Optional.empty();
+    }
+
+    /** Our key and its create revision; what we knew about the keys older than it goes if they change. */
+    private void setOurs(ByteSequence key, long revision) {
+        mutex.lock();
+        try {
+            if (!java.util.Objects.equals(key, ourKey) || revision != ourRevision) {
+                oldestPredecessor = null;
+            }
+            ourKey = key;
+            ourRevision = revision;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private void setPredecessor(ByteSequence pred, boolean oldest, long listedAt) {
+        predecessorListedAt = listedAt;
+        predecessor = pred;
+        if (oldest) {
+            oldestPredecessor = pred;
+        }
+    }
+
+    /** Whether the last wait ended because our current predecessor is gone (and forgets it). */
+    private boolean takePredecessorGone() {
+        mutex.lock();
+        try {
+            boolean gone = goneKey != null && goneKey.equals(predecessor);
+            goneKey = null;
+            return gone;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * After the wait's watch saw our predecessor deleted: if it was the only key older than ours,
+     * ours is now the oldest and we hold the lock without asking the server (the ZooKeeper lock
+     * recipe's argument: a key created later always has a higher create revision, a deleted key
+     * never comes back with its old one, and a lease that expired deletes its keys like a release,
+     * so no key older than ours can appear). Otherwise one read (never a write) lists the keys older
+     * than ours. Empty when the attempt must go the long way (our key or session may be gone).
+     */
+    private Optional<Optional<HeldLock>> afterPredecessorGone() {
+        Session s = session;
+        if (s == null
+                || ourKey == null
+                || ourRevision <= 0
+                || ownKeyDeleted
+                || sessionDeath != null
+                || driver.closed()
+                || !s.alive()
+                || Deadlines.passed(driver.ticker(), s.validUntil())) {
+            return Optional.empty();
+        }
+        if (predecessor != null && predecessor.equals(oldestPredecessor)) {
+            return Optional.of(Optional.of(hold(s)));
+        }
+        // In a queue the predecessor was usually the holder, so ours is now the oldest: a
+        // serializable read (no consensus round) that shows our key alone proves it. A read from a
+        // member that lags can only show more older keys, never fewer: it shows our key, so it is
+        // at a revision after our key's creation, and no key older than ours can appear after that.
+        // Anything else (older keys, our key missing) is asked again with a linearizable read.
+        Optional<HeldLock> quick = list(s, true);
+        if (quick != null && quick.isPresent()) {
+            return Optional.of(quick);
+        }
+        return Optional.ofNullable(list(s, false));
+    }
+
+    private Held hold(Session s) {
+        Held h = new Held(s, ourKey, ourRevision);
+        held = h;
+        if (!s.alive()) {
+            ctx.reportLost("session lease lost: " + s.deathReason(), null);
+        }
+        return h;
+    }
+
+    /**
+     * One range read (keys only): our key and the two keys created last before it. Our key alone:
+     * we hold the lock. Otherwise the first older key is our predecessor, and it is the oldest key
+     * if there is no second one. Null if our key is gone (deleted by someone else, or re-made with a
+     * later revision): the caller makes it again with its transaction.
+     */
+    private Optional<HeldLock> list(Session s, boolean serializable) {
+        GetResponse r = driver.await(driver.kv().get(lockPrefix, upToOurs(serializable)), "predecessor read", lockName);
+        List<KeyValue> kvs = r.getKvs();
+        if (kvs.isEmpty() || !kvs.get(0).getKey().equals(ourKey)) {
+            if (serializable) {
+                return null; // perhaps a lagging member: the caller asks again, linearizably
+            }
+            ownKeyDeleted = true;
+            return null;
+        }
+        if (kvs.size() == 1) {
+            return Optional.of(hold(s));
+        }
+        if (serializable) {
+            return Optional.empty(); // the caller asks again, linearizably
+        }
+        for (int i = 1; i < kvs.size(); i++) {
+            checkNotForeign(kvs.get(i).getKey());
+        }
+        setPredecessor(kvs.get(1).getKey(), kvs.size() == 2, r.getHeader().getRevision());
+        return Optional.empty();
+    }
+
+    /** Keys under the prefix created up to ours, newest first, at most three. */
+    private GetOption upToOurs(boolean serializable) {
+        return GetOption.builder()
+                .withSerializable(serializable)
+                .isPrefix(true)
+                .withMaxCreateRevision(ourRevision)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(3)
+                .withKeysOnly(true)
+                .build();
     }
 
     /** Per-lock lease: this attempt's own lease while it lives, else a new one (one round trip). */
@@ -228,25 +362,6 @@ final class EtcdContender implements Contender, Session.Listener {
                 .Then(put, owner, Op.get(lockPrefix, NEWEST_TWO))
                 .Else(Op.get(ourKey, GetOption.DEFAULT), owner)
                 .commit();
-    }
-
-    /** One range read: the key created last before ours. */
-    private boolean findPredecessor() {
-        GetOption before = GetOption.builder()
-                .isPrefix(true)
-                .withMaxCreateRevision(ourRevision - 1)
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.DESCEND)
-                .withLimit(1)
-                .withKeysOnly(true)
-                .build();
-        GetResponse r = driver.await(driver.kv().get(lockPrefix, before), "predecessor read", lockName);
-        if (r.getKvs().isEmpty()) {
-            return false;
-        }
-        predecessor = r.getKvs().get(0).getKey();
-        checkNotForeign(predecessor);
-        return true;
     }
 
     /**
@@ -337,24 +452,28 @@ final class EtcdContender implements Contender, Session.Listener {
      * synced group at once: a watch whose start revision is already history is served from the
      * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete between the read that
      * named the predecessor and the watch's start would be missed, so once the server confirms the
-     * watch, one read checks the predecessor is still there (linearizable, so at a revision after
-     * the watch's start); if it is gone, the waiter looks again at once. When the predecessor goes,
-     * the woken waiter re-checks with its transaction (one round trip): the predecessor may have
-     * been a waiter that gave up, not the holder, and the transaction also proves our own key is
-     * still there.
+     * watch, one read ({@link #confirm}; linearizable, so at a revision after the watch's start)
+     * checks the predecessor is still there; if it is gone, the waiter looks again at once.
+     *
+     * <p>When the predecessor goes: if it was the only key older than ours (by the listing that
+     * named it or by the confirming read), ours is now the oldest and the waiter holds the lock with
+     * no request at all; otherwise one read lists the keys older than ours ({@link #list}): the
+     * predecessor may have been a waiter that gave up, not the holder.
      */
-    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred) {
+    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred, long listedAt) {
         WatchOption opt =
                 WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
         return driver.watch().watch(pred, opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
-                if (response.isCreatedNotify()) {
+                if (response.isCreatedNotify() && response.getHeader().getRevision() > listedAt) {
+                    // something was written between the read that named the predecessor and the
+                    // watch's start: it may have been the predecessor's delete
                     confirm(generation, pred);
                 }
                 for (WatchEvent e : response.getEvents()) {
                     if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        wakeFor(generation);
+                        predecessorGone(generation, pred);
                     }
                 }
             }
@@ -371,22 +490,64 @@ final class EtcdContender implements Contender, Session.Listener {
         });
     }
 
-    /** The read that confirms a wait's watch: is the predecessor still there? (keys only) */
+    /**
+     * The read that confirms a wait's watch (keys only, the same read as {@link #list}): is the
+     * predecessor still there, and is it now the only key older than ours (the keys before it may
+     * have gone since it was named)? Then its delete will make us the holder without a request.
+     */
     private void confirm(long generation, ByteSequence pred) {
-        GetOption exists = GetOption.builder().withCountOnly(true).build();
-        driver.within(driver.kv().get(pred, exists), driver.requestTimeoutNanos())
+        long revision = ourRevision;
+        ByteSequence key = ourKey;
+        if (key == null) {
+            return; // the attempt ended
+        }
+        driver.within(driver.kv().get(lockPrefix, upToOurs(false)), driver.requestTimeoutNanos())
                 .whenComplete((r, t) -> {
-                    if (t != null || r.getCount() == 0) {
-                        wakeFor(generation); // gone before the watch started, or unknown: look again
+                    if (t != null) {
+                        wakeFor(generation, null); // unknown: look again with the transaction
+                        return;
+                    }
+                    List<KeyValue> kvs = r.getKvs();
+                    if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key)) {
+                        // our own key is gone (deleted by someone else, or with its lease): never
+                        // "the predecessor is gone", which could make us a holder without a key
+                        if (key.equals(ourKey) && revision == ourRevision) {
+                            ownKeyDeleted = true;
+                        }
+                        wakeFor(generation, null);
+                    } else if (kvs.size() < 2 || !kvs.get(1).getKey().equals(pred)) {
+                        // gone before the watch started: look again (or hold, if it was the oldest)
+                        predecessorGone(generation, pred);
+                    } else if (kvs.size() == 2) {
+                        markOldest(pred, key, revision);
                     }
                 });
     }
 
-    private void wakeFor(long generation) {
+    /** {@code pred} was the only key older than {@code key} at {@code revision}; remember it if still ours. */
+    private void markOldest(ByteSequence pred, ByteSequence key, long revision) {
+        mutex.lock();
+        try {
+            if (key.equals(ourKey) && revision == ourRevision) {
+                oldestPredecessor = pred;
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private void predecessorGone(long generation, ByteSequence pred) {
+        wakeFor(generation, pred);
+    }
+
+    private void wakeFor(long generation, ByteSequence gone) {
         mutex.lock();
         try {
             if (generation != waitGeneration) {
                 return;
+            }
+            if (gone != null) {
+                goneKey = gone;
             }
             changes++;
             changed.signalAll();
@@ -442,6 +603,7 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         Session s = session;
         ByteSequence pred = predecessor;
+        long listedAt = predecessorListedAt;
         if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
             return;
         }
@@ -451,10 +613,11 @@ final class EtcdContender implements Contender, Session.Listener {
         try {
             seen = changes;
             generation = ++waitGeneration;
+            goneKey = null;
         } finally {
             mutex.unlock();
         }
-        Watch.Watcher w = watchPredecessor(generation, pred);
+        Watch.Watcher w = watchPredecessor(generation, pred, listedAt);
         try {
             mutex.lockInterruptibly();
             try {
@@ -512,7 +675,7 @@ final class EtcdContender implements Contender, Session.Listener {
         if (key == null) {
             return;
         }
-        ourKey = null;
+        setOurs(null, 0);
         if (driver.closed() && s != null && !s.alive()) {
             return; // the provider revoked (or crashed with) the lease
         }

@@ -1,0 +1,244 @@
+package io.distlock.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a hand-off costs, counted from the server's own gRPC metrics: a waiter whose predecessor was
+ * the oldest key takes the lock on the delete notification with no request; otherwise one read,
+ * never a transaction (a write). The counts are server-wide, so nothing else talks to the server
+ * inside a counted window (no admin reads).
+ */
+class EtcdHandOffIT {
+    private static EtcdTestServer server;
+    private static EtcdTckFixture fixture;
+
+    private final List<EtcdLockProvider> providers = new ArrayList<>();
+    private ExecutorService pool;
+
+    @BeforeAll
+    static void start() {
+        server = EtcdTestServer.start();
+        fixture = new EtcdTckFixture(List.of(server.endpoint()), server);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @BeforeEach
+    void providers() {
+        pool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "etcd-handoff-it");
+            t.setDaemon(true);
+            return t;
+        });
+        for (int i = 0; i < 3; i++) {
+            EtcdLockProvider p = fixture.newClient(LockOptions.defaults()
+                    .mutate()
+                    .leaseTime(Duration.ofSeconds(10))
+                    .build());
+            p.lock("warm-up").tryAcquire().orElseThrow().release(); // session grant, channels
+            providers.add(p);
+        }
+    }
+
+    @AfterEach
+    void close() {
+        pool.shutdownNow();
+        for (EtcdLockProvider p : providers) {
+            p.close();
+        }
+        providers.clear();
+    }
+
+    private CompletableFuture<Lease> acquireAsync(EtcdLockProvider p, String name) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return p.lock(name).acquire();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                },
+                pool);
+    }
+
+    /**
+     * Waits until a waiter queued since {@code before} has set up its wait: its transaction and its
+     * watch reached the server, and any read that confirms the watch has been answered.
+     */
+    private static void awaitQueued(Map<String, Long> before) {
+        server.awaitReceivedThenQuiet(before, "Watch", 1);
+        assertThat(EtcdTestServer.diff(before, server.received()).get("Txn")).isEqualTo(1L);
+    }
+
+    @Test
+    void handOff_predecessorWasOldest_takesLockWithNoRequest() throws Exception {
+        Lease a = providers.get(0).lock("direct").acquire();
+        Map<String, Long> m0 = server.received();
+        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "direct");
+        awaitQueued(m0);
+        assertThat(b).isNotDone();
+
+        Map<String, Long> m1 = server.received();
+        a.release();
+        Lease got = b.get(20, TimeUnit.SECONDS);
+        Map<String, Long> handOff = EtcdTestServer.diff(m1, server.received());
+        System.out.println("etcd requests per hand-off (predecessor was the oldest key): " + handOff);
+
+        assertThat(handOff.get("DeleteRange")).as("the release").isEqualTo(1L);
+        assertThat(handOff).as("the waiter asked nothing").doesNotContainKeys("Txn", "Range", "Put");
+        assertThat(got.fencingToken().getAsLong())
+                .isGreaterThan(a.fencingToken().getAsLong());
+        assertThat(got.isValid()).isTrue();
+        assertThat(got.release()).isTrue();
+    }
+
+    @Test
+    void handOff_predecessorGaveUpWhileNotOldest_oneReadThenNoRequest() throws Exception {
+        Lease a = providers.get(0).lock("gave-up").acquire();
+        Map<String, Long> m0 = server.received();
+        Future<Lease> b = pool.submit(() -> providers.get(1).lock("gave-up").acquire());
+        awaitQueued(m0);
+        Map<String, Long> m1 = server.received();
+        CompletableFuture<Lease> c = acquireAsync(providers.get(2), "gave-up");
+        awaitQueued(m1); // c's predecessor is b, and a is older: not the oldest
+
+        Map<String, Long> m2 = server.received();
+        b.cancel(true); // b is interrupted: it gives up and deletes its key
+        // c, woken by b's delete, lists the keys older than its own (reads only) and watches a
+        server.awaitReceivedThenQuiet(m2, "Watch", 1);
+        Map<String, Long> m3 = server.received();
+        Map<String, Long> relist = EtcdTestServer.diff(m2, m3);
+        System.out.println("etcd requests when a waiter's predecessor gave up: " + relist);
+        assertThat(relist.get("DeleteRange")).as("b's delete of its key").isEqualTo(1L);
+        assertThat(relist.get("Range")).isBetween(1L, 3L);
+        assertThat(relist).doesNotContainKeys("Txn", "Put");
+        assertThat(c).isNotDone();
+
+        a.release();
+        Lease got = c.get(20, TimeUnit.SECONDS);
+        Map<String, Long> handOff = EtcdTestServer.diff(m3, server.received());
+        System.out.println("etcd requests per hand-off after the re-list: " + handOff);
+        assertThat(handOff.get("DeleteRange")).isEqualTo(1L);
+        assertThat(handOff).doesNotContainKeys("Txn", "Range", "Put");
+        assertThat(got.fencingToken().getAsLong())
+                .isGreaterThan(a.fencingToken().getAsLong());
+        assertThat(got.release()).isTrue();
+    }
+
+    @Test
+    void handOff_twoWaitersInLine_firstNoRequestSecondOneRead() throws Exception {
+        Lease a = providers.get(0).lock("line").acquire();
+        Map<String, Long> m0 = server.received();
+        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "line");
+        awaitQueued(m0);
+        Map<String, Long> m1 = server.received();
+        CompletableFuture<Lease> c = acquireAsync(providers.get(2), "line");
+        awaitQueued(m1);
+
+        Map<String, Long> m2 = server.received();
+        a.release();
+        Lease gotB = b.get(20, TimeUnit.SECONDS);
+        Map<String, Long> first = EtcdTestServer.diff(m2, server.received());
+        assertThat(c).isNotDone();
+        Map<String, Long> m3 = server.received();
+        gotB.release();
+        Lease gotC = c.get(20, TimeUnit.SECONDS);
+        Map<String, Long> second = EtcdTestServer.diff(m3, server.received());
+        System.out.println("etcd requests per hand-off, first waiter: " + first + ", second: " + second);
+
+        assertThat(first).doesNotContainKeys("Txn", "Range", "Put");
+        // c listed when a was older than its predecessor b: one read shows c is now the oldest
+        assertThat(second.get("Range")).isEqualTo(1L);
+        assertThat(second).doesNotContainKeys("Txn", "Put");
+        assertThat(gotC.fencingToken().getAsLong())
+                .isGreaterThan(gotB.fencingToken().getAsLong());
+        assertThat(gotC.release()).isTrue();
+    }
+
+    @Test
+    void handOff_holdersLeaseRevoked_waiterTakesLockOnTheDelete() throws Exception {
+        Lease a = providers.get(0).lock("revoked").acquire();
+        Map<String, Long> m0 = server.received();
+        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "revoked");
+        awaitQueued(m0);
+
+        Map<String, Long> m1 = server.received();
+        fixture.admin()
+                .getLeaseClient()
+                .revoke(providers.get(0).sessionLeaseId())
+                .get(5, TimeUnit.SECONDS);
+        Lease got = b.get(20, TimeUnit.SECONDS);
+        Map<String, Long> handOff = EtcdTestServer.diff(m1, server.received());
+        System.out.println("etcd requests when the holder's lease was revoked: " + handOff);
+        await().atMost(Duration.ofSeconds(20)).until(() -> !a.isValid());
+        assertThat(handOff).doesNotContainKeys("Txn", "Range", "Put");
+        assertThat(got.fencingToken().getAsLong())
+                .isGreaterThan(a.fencingToken().getAsLong());
+        assertThat(got.isValid()).isTrue();
+        assertThat(got.release()).isTrue();
+    }
+
+    @Test
+    void convoy_threeClientsForTwoSeconds_oneWritePerAcquireAndRelease_atMostTwoReads() throws Exception {
+        java.util.concurrent.atomic.AtomicLong ops = new java.util.concurrent.atomic.AtomicLong();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        Map<String, Long> m0 = server.received();
+        List<Future<?>> fs = new ArrayList<>();
+        for (EtcdLockProvider p : providers) {
+            fs.add(pool.submit(() -> {
+                while (System.nanoTime() - end < 0) {
+                    Lease l = p.lock("convoy").acquire();
+                    ops.incrementAndGet();
+                    l.release();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        Map<String, Long> d = EtcdTestServer.diff(m0, server.received());
+        double n = ops.get();
+        System.out.printf(
+                "etcd convoy of %d clients: %d acquisitions in 2 s, server messages per acquisition: %s%n",
+                providers.size(), ops.get(), perOp(d, n));
+        assertThat(ops.get()).isGreaterThan(3);
+        // per acquisition: the transaction that queues it and the release's delete; the hand-off
+        // itself writes nothing (the old design re-checked with a second transaction)
+        assertThat(d.get("Txn") / n).isLessThanOrEqualTo(1.0);
+        assertThat(d.get("DeleteRange") / n).isLessThanOrEqualTo(1.0);
+        // at most a list read after the predecessor's delete and one confirming a new watch
+        assertThat(d.getOrDefault("Range", 0L) / n).isLessThanOrEqualTo(2.0);
+        assertThat(d).doesNotContainKey("Put");
+    }
+
+    private static Map<String, String> perOp(Map<String, Long> d, double n) {
+        Map<String, String> m = new java.util.TreeMap<>();
+        d.forEach((k, v) -> m.put(k, String.format("%.2f", v / n)));
+        return m;
+    }
+}
