@@ -58,6 +58,10 @@ final class ZkContender implements Contender {
     // set (by a watcher on the EventThread, or by the exists reply) to the name of a predecessor
     // that was seen deleted
     private volatile String goneName;
+    // set by the watcher to the name of a predecessor whose holder released it (NodeDataChanged)
+    private volatile String releasedName;
+    // our current node was not the lowest when first listed: we waited behind someone
+    private boolean waited;
     // send time of the exists that set the current predecessor watch (answered on sessionId)
     private long watchSentAt;
     // the current predecessor watch was set, and answered, on the session that owns our node
@@ -90,8 +94,9 @@ final class ZkContender implements Contender {
         if (predecessorGoneWhileLowest()) {
             // No node can be below ours any more: every node with a lower sequence was created
             // before ours, so it was in the listing that made the predecessor our watch target; the
-            // predecessor was the only one of them, and it is deleted. The listing would only
-            // confirm this, so it is skipped (one round trip less per hand-off).
+            // predecessor was the only one of them (or it announced, in the transaction that
+            // deleted it, that it held the lock, so nothing was below it), and it is deleted. The
+            // listing would only confirm this, so it is skipped (one round trip less per hand-off).
             driver.skippedRereads.incrementAndGet();
             predecessor = null;
             return Optional.of(hold(driver.latestAnswered(sessionId, watchSentAt)));
@@ -129,6 +134,9 @@ final class ZkContender implements Contender {
                 predecessor = null;
                 return Optional.of(hold(sentAt));
             }
+            // a successor may list the queue while we wait here and see nodes below ours: when we
+            // hold and release, we announce it (see ZkHeld#release)
+            waited = true;
             predecessor = sorted.get(index - 1);
             predecessorLowest = index == 1;
             watchOnOurSession = false;
@@ -140,13 +148,16 @@ final class ZkContender implements Contender {
     }
 
     /**
-     * Whether the predecessor we watch was the lowest node of the queue when we listed it and has
-     * since been seen deleted, on our current session (whose node is therefore still there).
+     * Whether the predecessor we watch has been seen deleted, on our current session (whose node is
+     * therefore still there), and either was the lowest node of the queue when we listed it or was
+     * released by its holder (a holder's release sets its node's data and deletes it in one
+     * transaction: our {@code exists} watch sees that as NodeDataChanged, a deletion for any other
+     * reason — a waiter giving up, an expired session — as NodeDeleted).
      */
     private boolean predecessorGoneWhileLowest() {
         String p = predecessor;
         return p != null
-                && predecessorLowest
+                && (predecessorLowest || p.equals(releasedName))
                 && ourName != null
                 && ctx.options().autoRenew()
                 && watchOnOurSession
@@ -168,7 +179,8 @@ final class ZkContender implements Contender {
                 czxid,
                 sessionId,
                 renew ? driver.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
-                renew);
+                renew,
+                waited);
         driver.held.add(h);
         if (renew) {
             driver.ensureKeepalive();
@@ -309,6 +321,7 @@ final class ZkContender implements Contender {
             KeeperException.Code rc = KeeperException.Code.get(reply.rc());
             switch (rc) {
                 case OK:
+                    waited = false;
                     ourName = reply.name().substring(reply.name().lastIndexOf('/') + 1);
                     Stat stat = reply.stat();
                     if (stat == null || stat.getCzxid() == 0) {
@@ -373,6 +386,7 @@ final class ZkContender implements Contender {
             if (s != null && s.getEphemeralOwner() == driver.currentSessionId()) {
                 createOutcomeUnknown = false;
                 driver.recoveredCreates.incrementAndGet();
+                waited = false;
                 ourName = found;
                 czxid = s.getCzxid();
                 sessionId = s.getEphemeralOwner();
@@ -463,7 +477,12 @@ final class ZkContender implements Contender {
                 if (event.getType() != Watcher.Event.EventType.None) {
                     driver.watchNotifications.incrementAndGet();
                 }
-                if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                if (event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                    // only a holder's release writes a queue node, deleting it in the same
+                    // transaction (ZkDriver#releaseAnnounced)
+                    releasedName = watchedName;
+                    goneName = watchedName;
+                } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
                     goneName = watchedName;
                 }
                 signal();

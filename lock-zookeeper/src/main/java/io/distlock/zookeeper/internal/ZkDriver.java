@@ -29,6 +29,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -99,6 +100,9 @@ public final class ZkDriver implements LockDriver {
     final AtomicLong skippedRereads = new AtomicLong();
     final AtomicLong lostCreateReplies = new AtomicLong();
     final AtomicLong recoveredCreates = new AtomicLong();
+    final AtomicLong announcedReleases = new AtomicLong();
+    private static final byte[] RELEASED = new byte[0];
+    private volatile boolean announceReleases = true;
 
     // send time and session of the latest request the server answered (see noteAnswered)
     private final Object heardLock = new Object();
@@ -186,6 +190,11 @@ public final class ZkDriver implements LockDriver {
     /** Creates whose outcome was unknown (connection lost before the reply), for tests. */
     public long lostCreateReplies() {
         return lostCreateReplies.get();
+    }
+
+    /** Releases done as setData + delete in one multi (see releaseAnnounced), for tests. */
+    public long announcedReleases() {
+        return announcedReleases.get();
     }
 
     /** Nodes found again by their prefix after a create whose reply was lost, for tests. */
@@ -712,6 +721,36 @@ public final class ZkDriver implements LockDriver {
         } catch (Exception e) {
             log.debug("distlock.zookeeper.background_cleanup_failed path={}", parent, e);
         }
+    }
+
+    /**
+     * Releases a held lock's node {@code path} with one {@code multi}: {@code setData} then {@code
+     * delete}. A successor's {@code exists} watch fires once, with NodeDataChanged, which tells it
+     * that a holder released (nothing below it is left) rather than that a waiter gave up or a
+     * session expired (NodeDeleted). Without a clear answer (or without write permission on the
+     * node, remembered), the plain {@link #delete}.
+     *
+     * @return {@code true} if deleted, {@code false} if it did not exist
+     */
+    boolean releaseAnnounced(String path, String lockName) {
+        ZooKeeper zk = announceReleases ? direct() : null;
+        if (zk != null) {
+            String p = namespaced(path);
+            try {
+                zk.multi(List.of(Op.setData(p, RELEASED, -1), Op.delete(p, -1)));
+                announcedReleases.incrementAndGet();
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                return false;
+            } catch (KeeperException.NoAuthException e) {
+                announceReleases = false; // no write permission on our nodes: plain deletes
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                log.debug("distlock.zookeeper.announced_release_failed path={}", path, e);
+            }
+        }
+        return delete(path, lockName);
     }
 
     /** Deletes {@code path} in the background (guaranteed), without waiting. */
