@@ -71,6 +71,8 @@ final class ZkContender implements Contender {
     private String prefix;
     // a create with our prefix was sent and its reply lost: our node may exist
     private boolean createOutcomeUnknown;
+    // the session that create was sent on
+    private long unknownCreateSession;
 
     ZkContender(ZkDriver driver, AcquireContext ctx, String parent) {
         this.driver = driver;
@@ -350,6 +352,7 @@ final class ZkContender implements Contender {
                     // the create may have reached the server: look for it before creating again
                     driver.lostCreateReplies.incrementAndGet();
                     createOutcomeUnknown = true;
+                    unknownCreateSession = session;
                     break;
                 case SESSIONEXPIRED:
                 case SESSIONMOVED:
@@ -397,8 +400,8 @@ final class ZkContender implements Contender {
                 driver.deleteInBackground(path(found));
             }
         }
-        if (sessionId != 0 && sessionId != driver.currentSessionId()) {
-            // another session: the old node is gone with it; a fresh prefix for the new session
+        if (unknownCreateSession != driver.currentSessionId()) {
+            // another session: a node of the old one goes with it; a fresh prefix for the new one
             newPrefix();
         }
         createOutcomeUnknown = false;
