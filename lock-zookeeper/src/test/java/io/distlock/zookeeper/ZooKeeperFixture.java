@@ -245,7 +245,8 @@ final class ZooKeeperFixture implements TckFixture {
         proxiesOf(client).forEach(TcpProxy::resume);
     }
 
-    private List<TcpProxy> proxiesOf(LockProvider client) {
+    /** The proxies between {@code client} and the servers (fixtures made {@link #proxied()}). */
+    List<TcpProxy> proxiesOf(LockProvider client) {
         List<TcpProxy> own = proxies.get(client);
         if (own == null) {
             throw new UnsupportedOperationException(

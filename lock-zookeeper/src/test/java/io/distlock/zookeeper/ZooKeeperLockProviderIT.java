@@ -205,6 +205,50 @@ class ZooKeeperLockProviderIT {
     }
 
     @Test
+    void handOff_holderThatWaitedReleases_successorTakesLockOnOneNotificationWithoutListing(TestInfo info)
+            throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client();
+                ZooKeeperLockProvider c = client()) {
+            String name = name(info);
+            Lease first = a.lock(name).acquire();
+            CompletableFuture<Lease> second = acquireAsync(b, name);
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            CompletableFuture<Lease> third = acquireAsync(c, name);
+            await().until(() -> fixture.children(a.lockPath(name)).size() == 3);
+            // c listed a, b, c: its predecessor b was not the lowest
+            first.release();
+            Lease bLease = second.get(10, TimeUnit.SECONDS);
+            long skipped = c.driver().skippedRereads();
+            long notifications = c.driver().watchNotifications();
+            assertThat(third).isNotDone();
+            bLease.release();
+            Lease cLease = third.get(10, TimeUnit.SECONDS);
+            // b waited, so it announced its release; a got the lock at once and did not need to
+            assertThat(b.driver().announcedReleases()).isEqualTo(1);
+            assertThat(a.driver().announcedReleases()).isZero();
+            // one notification for b's release, and c took the lock on it without listing again
+            assertThat(c.driver().watchNotifications()).isEqualTo(notifications + 1);
+            assertThat(c.driver().skippedRereads()).isEqualTo(skipped + 1);
+            assertThat(cLease.fencingToken().getAsLong())
+                    .isGreaterThan(bLease.fencingToken().getAsLong());
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            cLease.release();
+            assertThat(fixture.children(a.lockPath(name))).isEmpty();
+        }
+    }
+
+    private static CompletableFuture<Lease> acquireAsync(ZooKeeperLockProvider p, String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.lock(name).acquire();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
     void waiterGivesUp_successorWokenWhileHolderHolds_keepsWaiting(TestInfo info) throws Exception {
         try (ZooKeeperLockProvider a = client();
                 ZooKeeperLockProvider b = client();

@@ -1,14 +1,20 @@
 package io.distlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.fencing.InMemoryFencingGuard;
 import io.distlock.fencing.StaleTokenException;
+import io.distlock.tck.faults.TcpProxy;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.zookeeper.data.Stat;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +30,8 @@ import org.junit.jupiter.api.Timeout;
 class ZooKeeperNetworkCutIT {
     private static final LockOptions SESSION_2S =
             LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
+    private static final LockOptions SESSION_4S =
+            LockOptions.builder().leaseTime(Duration.ofSeconds(4)).build();
     private static ZooKeeperFixture fixture;
 
     @BeforeAll
@@ -69,6 +77,54 @@ class ZooKeeperNetworkCutIT {
             Lease again = holder.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow();
             assertThat(again.isValid()).isTrue();
             again.release();
+        }
+    }
+
+    @Test
+    void lostCreateReply_connectionCutAfterCreateReachedServer_attemptFindsItsNodeAndLeavesNoOrphan() throws Exception {
+        String name = "it/lost-create-reply";
+        try (LockProvider client = fixture.newClient(SESSION_4S);
+                LockProvider other = fixture.newClient(SESSION_4S)) {
+            ZooKeeperLockProvider p = ZooKeeperFixture.unwrap(client);
+            String parent = p.lockPath(name);
+            other.lock(name).acquire().release(); // the parent exists: the create goes straight in
+            List<TcpProxy> proxies = fixture.proxiesOf(client);
+            // the server gets the create, its reply does not reach the client
+            proxies.forEach(proxy -> proxy.blackhole(TcpProxy.Direction.DOWNSTREAM));
+            CompletableFuture<Lease> attempt = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.lock(name).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+            String created;
+            try {
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> fixture.children(parent).size() == 1);
+                created = fixture.children(parent).get(0);
+                assertThat(attempt).isNotDone();
+                // the connection drops before the reply arrives: the client reconnects on the
+                // same session and must not create a second node nor leave this one behind
+                proxies.forEach(TcpProxy::cutConnections);
+            } finally {
+                proxies.forEach(TcpProxy::resume);
+            }
+            Lease lease = attempt.get(30, TimeUnit.SECONDS);
+            List<String> nodes = fixture.children(parent);
+            assertThat(nodes).containsExactly(created);
+            Stat stat = fixture.admin().checkExists().forPath(parent + "/" + nodes.get(0));
+            assertThat(lease.fencingToken().getAsLong()).isEqualTo(stat.getCzxid());
+            assertThat(p.driver().lostCreateReplies()).isEqualTo(1);
+            assertThat(p.driver().recoveredCreates()).isEqualTo(1);
+            lease.release();
+            assertThat(fixture.children(parent)).isEmpty();
+            // nothing orphaned blocks the lock
+            Lease next = other.lock(name).tryAcquire().orElseThrow();
+            assertThat(next.fencingToken().getAsLong())
+                    .isGreaterThan(lease.fencingToken().getAsLong());
+            next.release();
         }
     }
 }

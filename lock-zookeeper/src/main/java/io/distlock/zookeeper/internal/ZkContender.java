@@ -1,5 +1,6 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.LockConfigurationException;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -16,10 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.framework.api.ErrorListenerPathAndBytesable;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -29,9 +32,11 @@ import org.apache.zookeeper.data.Stat;
  */
 final class ZkContender implements Contender {
     private static final byte[] NO_DATA = new byte[0];
+    // creates tried by one createAndList (lost replies, a missing parent, a new session) before it gives up
+    private static final int MAX_CREATE_ROUNDS = 20;
     private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(ZkContender::sequence);
 
-    /** A queue node as we create it: Curator's protection prefix, our node prefix, the sequence. */
+    /** A queue node as we create it: a protection prefix ({@code _c_<uuid>-}), our node prefix, the sequence. */
     private static final Pattern OUR_NODE = Pattern.compile(
             "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-" + ZkDriver.NODE_PREFIX + "-?\\d{10,11}");
 
@@ -53,16 +58,27 @@ final class ZkContender implements Contender {
     // set (by a watcher on the EventThread, or by the exists reply) to the name of a predecessor
     // that was seen deleted
     private volatile String goneName;
+    // set by the watcher to the name of a predecessor whose holder released it (NodeDataChanged)
+    private volatile String releasedName;
+    // our current node was not the lowest when first listed: we waited behind someone
+    private boolean waited;
     // send time of the exists that set the current predecessor watch (answered on sessionId)
     private long watchSentAt;
     // the current predecessor watch was set, and answered, on the session that owns our node
     private boolean watchOnOurSession;
-    private CompletableFuture<CuratorEvent> unansweredCreate;
+    private CompletableFuture<Created> unansweredCreate;
+    // this attempt's node name prefix: a unique "protection" part, then NODE_PREFIX
+    private String prefix;
+    // a create with our prefix was sent and its reply lost: our node may exist
+    private boolean createOutcomeUnknown;
+    // the session that create was sent on
+    private long unknownCreateSession;
 
     ZkContender(ZkDriver driver, AcquireContext ctx, String parent) {
         this.driver = driver;
         this.ctx = ctx;
         this.parent = parent;
+        newPrefix();
     }
 
     /** The 10-digit sequence suffix ZooKeeper appends; protection prefixes differ, sequences don't. */
@@ -80,8 +96,9 @@ final class ZkContender implements Contender {
         if (predecessorGoneWhileLowest()) {
             // No node can be below ours any more: every node with a lower sequence was created
             // before ours, so it was in the listing that made the predecessor our watch target; the
-            // predecessor was the only one of them, and it is deleted. The listing would only
-            // confirm this, so it is skipped (one round trip less per hand-off).
+            // predecessor was the only one of them (or it announced, in the transaction that
+            // deleted it, that it held the lock, so nothing was below it), and it is deleted. The
+            // listing would only confirm this, so it is skipped (one round trip less per hand-off).
             driver.skippedRereads.incrementAndGet();
             predecessor = null;
             return Optional.of(hold(driver.latestAnswered(sessionId, watchSentAt)));
@@ -93,6 +110,7 @@ final class ZkContender implements Contender {
                 // our session ended while we queued: that node is gone (or about to be)
                 driver.deleteInBackground(path(ourName));
                 ourName = null;
+                newPrefix();
             }
             if (ourName == null) {
                 children = createAndList();
@@ -111,30 +129,37 @@ final class ZkContender implements Contender {
             if (index < 0) {
                 // our node vanished (session expired under us): queue again
                 ourName = null;
+                newPrefix();
                 continue;
             }
             if (index == 0) {
                 predecessor = null;
                 return Optional.of(hold(sentAt));
             }
+            // a successor may list the queue while we wait here and see nodes below ours: when we
+            // hold and release, we announce it (see ZkHeld#release)
+            waited = true;
             predecessor = sorted.get(index - 1);
             predecessorLowest = index == 1;
             watchOnOurSession = false;
             goneName = null;
             return Optional.empty();
         }
-        throw new io.distlock.BackendUnavailableException(
+        throw new BackendUnavailableException(
                 "queue node kept disappearing (session unstable)", ctx.lockName(), ZkDriver.BACKEND, null);
     }
 
     /**
-     * Whether the predecessor we watch was the lowest node of the queue when we listed it and has
-     * since been seen deleted, on our current session (whose node is therefore still there).
+     * Whether the predecessor we watch has been seen deleted, on our current session (whose node is
+     * therefore still there), and either was the lowest node of the queue when we listed it or was
+     * released by its holder (a holder's release sets its node's data and deletes it in one
+     * transaction: our {@code exists} watch sees that as NodeDataChanged, a deletion for any other
+     * reason — a waiter giving up, an expired session — as NodeDeleted).
      */
     private boolean predecessorGoneWhileLowest() {
         String p = predecessor;
         return p != null
-                && predecessorLowest
+                && (predecessorLowest || p.equals(releasedName))
                 && ourName != null
                 && ctx.options().autoRenew()
                 && watchOnOurSession
@@ -156,7 +181,8 @@ final class ZkContender implements Contender {
                 czxid,
                 sessionId,
                 renew ? driver.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
-                renew);
+                renew,
+                waited);
         driver.held.add(h);
         if (renew) {
             driver.ensureKeepalive();
@@ -230,87 +256,164 @@ final class ZkContender implements Contender {
      * Sends the protected ephemeral-sequential create and, right behind it on the same session, a
      * getChildren of the parent: ZooKeeper answers a session's requests in order, so the listing
      * includes our node and the uncontended path costs one round trip.
+     *
+     * <p>The create goes straight to the ZooKeeper handle (asynchronously, so that the listing can
+     * follow it before its reply). Its node name starts with this attempt's unique {@link #prefix}
+     * ("protection"): when the connection drops before the reply arrives, the create may or may not
+     * have happened, and the node is looked for by that prefix after reconnecting before anything is
+     * created again, so a lost reply never leaves an orphan that would block the lock. The lock's
+     * parent (a container) is created only when the create finds it missing.
      */
     private List<String> createAndList() {
-        CompletableFuture<CuratorEvent> created = driver.newPending();
-        CompletableFuture<CuratorEvent> listed = driver.newPending();
-        Stat stat = new Stat();
-        long session = driver.currentSessionId();
-        try {
-            var builder = driver.client
-                    .create()
-                    .storingStatIn(stat)
-                    .creatingParentContainersIfNeeded()
-                    .withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL);
-            BackgroundCallback cb = (c, ev) -> created.complete(ev);
-            ErrorListenerPathAndBytesable<String> op = driver.acl == null
-                    ? builder.inBackground(cb)
-                    : builder.withACL(driver.acl, true).inBackground(cb);
-            op.forPath(path(ZkDriver.NODE_PREFIX), NO_DATA);
-        } catch (Exception e) {
-            created.completeExceptionally(e);
-        }
-        unansweredCreate = created;
-        // a direct (synchronous) getChildren right behind the create: the SendThread wakes us when
-        // its reply arrives, by which time the create's reply is already on its way to the callback
-        List<String> listedDirect = driver.childrenDirect(parent);
-        if (listedDirect == ZkDriver.NO_ANSWER) {
-            listedDirect = null;
+        long deadline = Deadlines.after(ctx.ticker().read(), driver.operationTimeoutNanos);
+        for (int round = 0; ; round++) {
+            if (createOutcomeUnknown) {
+                List<String> found = findOurNode();
+                if (found != null) {
+                    return found;
+                }
+            }
+            if (Deadlines.passed(ctx.ticker(), deadline) || round >= MAX_CREATE_ROUNDS) {
+                throw new BackendUnavailableException(
+                        "no successful create in " + parent + " within "
+                                + java.time.Duration.ofNanos(driver.operationTimeoutNanos),
+                        ctx.lockName(),
+                        ZkDriver.BACKEND,
+                        null);
+            }
+            ZooKeeper zk = driver.connectedHandle();
+            if (zk == null) {
+                driver.awaitConnected(deadline, ctx.lockName());
+                continue;
+            }
+            long session = zk.getSessionId();
+            String nodePath = path(prefix);
+            CompletableFuture<Created> created = driver.newPending();
+            List<ACL> acl = driver.directCreateAcl();
             try {
-                driver.client
-                        .getChildren()
-                        .inBackground((BackgroundCallback) (c, ev) -> listed.complete(ev))
-                        .forPath(parent);
+                if (acl != null) {
+                    zk.create(
+                            driver.namespaced(nodePath),
+                            NO_DATA,
+                            acl,
+                            CreateMode.EPHEMERAL_SEQUENTIAL,
+                            (rc, p, c, name, stat) -> created.complete(new Created(rc, name, stat)),
+                            null);
+                } else {
+                    // a given client without provider ACL: its own ACL provider applies
+                    Stat stat = new Stat();
+                    driver.client
+                            .create()
+                            .storingStatIn(stat)
+                            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                            .inBackground((BackgroundCallback) (c, ev) -> created.complete(new Created(
+                                    ev.getResultCode(), ev.getName(), ev.getStat() != null ? ev.getStat() : stat)))
+                            .forPath(nodePath, NO_DATA);
+                }
             } catch (Exception e) {
-                listed.completeExceptionally(e);
+                created.completeExceptionally(e);
             }
-        } else {
-            listed.complete(null);
+            unansweredCreate = created;
+            // a direct (synchronous) getChildren right behind the create: the SendThread wakes us
+            // when its reply arrives, by which time the create's reply is already on its way to the
+            // callback
+            List<String> listed = driver.childrenDirect(parent);
+            Created reply = driver.await(created, "create in " + parent, ctx.lockName());
+            unansweredCreate = null;
+            KeeperException.Code rc = KeeperException.Code.get(reply.rc());
+            switch (rc) {
+                case OK:
+                    waited = false;
+                    ourName = reply.name().substring(reply.name().lastIndexOf('/') + 1);
+                    Stat stat = reply.stat();
+                    if (stat == null || stat.getCzxid() == 0) {
+                        // a Curator create that did not return the node's Stat
+                        driver.statRereads.incrementAndGet();
+                        stat = exists(path(ourName));
+                        if (stat == null) {
+                            ourName = null;
+                            return List.of();
+                        }
+                    }
+                    czxid = stat.getCzxid();
+                    sessionId = stat.getEphemeralOwner() != 0 ? stat.getEphemeralOwner() : session;
+                    if (listed != ZkDriver.NO_ANSWER && listed != null && listed.contains(ourName)) {
+                        return listed;
+                    }
+                    // the listing failed or came from before the parent existed: list again
+                    driver.childrenRereads.incrementAndGet();
+                    List<String> again = list();
+                    return again == null ? List.of() : again;
+                case NONODE:
+                    driver.createParent(parent, ctx.lockName());
+                    break;
+                case CONNECTIONLOSS:
+                case OPERATIONTIMEOUT:
+                    // the create may have reached the server: look for it before creating again
+                    driver.lostCreateReplies.incrementAndGet();
+                    createOutcomeUnknown = true;
+                    unknownCreateSession = session;
+                    break;
+                case SESSIONEXPIRED:
+                case SESSIONMOVED:
+                    // nothing of that session survives; create on the next one
+                    newPrefix();
+                    driver.awaitConnected(deadline, ctx.lockName());
+                    break;
+                default:
+                    throw new BackendUnavailableException(
+                            "create in " + parent + " failed: " + rc,
+                            ctx.lockName(),
+                            ZkDriver.BACKEND,
+                            KeeperException.create(rc, nodePath));
+            }
         }
-        CuratorEvent ev = driver.await(created, "create in " + parent, ctx.lockName());
-        unansweredCreate = null;
-        if (ZkDriver.code(ev) != KeeperException.Code.OK) {
-            throw ZkDriver.failure("create in " + parent, ev, ctx.lockName());
-        }
-        String fullPath = ev.getName() != null ? ev.getName() : ev.getPath();
-        ourName = fullPath.substring(fullPath.lastIndexOf('/') + 1);
-        sessionId = session;
-        Stat s = ev.getStat() != null ? ev.getStat() : stat;
-        if (s.getCzxid() != 0) {
-            czxid = s.getCzxid();
-            if (s.getEphemeralOwner() != 0) {
-                sessionId = s.getEphemeralOwner();
-            }
-        } else {
-            // only when Curator found the node again after a lost reply (protection)
-            driver.statRereads.incrementAndGet();
-            Stat again = exists(path(ourName));
-            if (again == null) {
-                ourName = null;
-                return List.of();
-            }
-            czxid = again.getCzxid();
-            sessionId = again.getEphemeralOwner();
-        }
-        if (listedDirect != null) {
-            if (listedDirect.contains(ourName)) {
-                return listedDirect;
-            }
-        } else {
-            CuratorEvent children = driver.await(listed, "getChildren " + parent, ctx.lockName());
-            if (children != null
-                    && ZkDriver.code(children) == KeeperException.Code.OK
-                    && children.getChildren() != null
-                    && children.getChildren().contains(ourName)) {
-                return children.getChildren();
-            }
-        }
-        // the create had to make the parent first (or was retried): list again
-        driver.childrenRereads.incrementAndGet();
-        List<String> again = list();
-        return again == null ? List.of() : again;
     }
+
+    /**
+     * After a create whose outcome is unknown: lists the parent (waiting for the connection, with
+     * Curator's retries) and adopts the node carrying our prefix if it exists on our current
+     * session. Returns the listing if it did, {@code null} to create (again, with the same prefix).
+     */
+    private List<String> findOurNode() {
+        List<String> children = list();
+        if (children == null) {
+            children = List.of();
+        }
+        String found = children.stream()
+                .filter(c -> c.startsWith(prefix))
+                .min(BY_SEQUENCE)
+                .orElse(null);
+        if (found != null) {
+            Stat s = exists(path(found));
+            if (s != null && s.getEphemeralOwner() == driver.currentSessionId()) {
+                createOutcomeUnknown = false;
+                driver.recoveredCreates.incrementAndGet();
+                waited = false;
+                ourName = found;
+                czxid = s.getCzxid();
+                sessionId = s.getEphemeralOwner();
+                return children;
+            }
+            if (s != null) {
+                // made on a session that is gone (or going): it cannot be ours to hold
+                driver.deleteInBackground(path(found));
+            }
+        }
+        if (unknownCreateSession != driver.currentSessionId()) {
+            // another session: a node of the old one goes with it; a fresh prefix for the new one
+            newPrefix();
+        }
+        createOutcomeUnknown = false;
+        return null;
+    }
+
+    private void newPrefix() {
+        prefix = "_c_" + UUID.randomUUID() + "-" + ZkDriver.NODE_PREFIX;
+    }
+
+    /** The reply to an asynchronous create. */
+    private record Created(int rc, String name, Stat stat) {}
 
     /** The children of the parent, or {@code null} if the parent does not exist. */
     private List<String> list() {
@@ -377,7 +480,12 @@ final class ZkContender implements Contender {
                 if (event.getType() != Watcher.Event.EventType.None) {
                     driver.watchNotifications.incrementAndGet();
                 }
-                if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                if (event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                    // only a holder's release writes a queue node, deleting it in the same
+                    // transaction (ZkDriver#releaseAnnounced)
+                    releasedName = watchedName;
+                    goneName = watchedName;
+                } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
                     goneName = watchedName;
                 }
                 signal();
@@ -451,14 +559,22 @@ final class ZkContender implements Contender {
     @Override
     public void abandon() {
         driver.waiting.remove(this);
-        CompletableFuture<CuratorEvent> pendingCreate = unansweredCreate;
+        CompletableFuture<Created> pendingCreate = unansweredCreate;
         if (pendingCreate != null) {
             // the create's reply never came: delete the node if it turns up
-            pendingCreate.thenAccept(ev -> {
-                if (ZkDriver.code(ev) == KeeperException.Code.OK) {
-                    driver.deleteInBackground(ev.getName());
+            pendingCreate.thenAccept(reply -> {
+                if (reply.rc() == KeeperException.Code.OK.intValue()) {
+                    driver.deleteInBackground(
+                            path(reply.name().substring(reply.name().lastIndexOf('/') + 1)));
+                } else if (reply.rc() != KeeperException.Code.NONODE.intValue()) {
+                    driver.deletePrefixedInBackground(parent, prefix);
                 }
             });
+        }
+        if (createOutcomeUnknown) {
+            // a create whose reply was lost may have made a node: find it by our prefix
+            createOutcomeUnknown = false;
+            driver.deletePrefixedInBackground(parent, prefix);
         }
         String name = ourName;
         ourName = null;

@@ -27,8 +27,11 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -79,7 +82,7 @@ public final class ZkDriver implements LockDriver {
 
     final Set<ZkHeld> held = ConcurrentHashMap.newKeySet();
     final Set<ZkContender> waiting = ConcurrentHashMap.newKeySet();
-    private final Set<CompletableFuture<CuratorEvent>> pending = ConcurrentHashMap.newKeySet();
+    private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
     private final AtomicLong epoch = new AtomicLong();
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
@@ -95,6 +98,11 @@ public final class ZkDriver implements LockDriver {
     final AtomicLong statRereads = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
     final AtomicLong skippedRereads = new AtomicLong();
+    final AtomicLong lostCreateReplies = new AtomicLong();
+    final AtomicLong recoveredCreates = new AtomicLong();
+    final AtomicLong announcedReleases = new AtomicLong();
+    private static final byte[] RELEASED = new byte[0];
+    private volatile boolean announceReleases = true;
 
     // send time and session of the latest request the server answered (see noteAnswered)
     private final Object heardLock = new Object();
@@ -177,6 +185,21 @@ public final class ZkDriver implements LockDriver {
      */
     public long skippedRereads() {
         return skippedRereads.get();
+    }
+
+    /** Creates whose outcome was unknown (connection lost before the reply), for tests. */
+    public long lostCreateReplies() {
+        return lostCreateReplies.get();
+    }
+
+    /** Releases done as setData + delete in one multi (see releaseAnnounced), for tests. */
+    public long announcedReleases() {
+        return announcedReleases.get();
+    }
+
+    /** Nodes found again by their prefix after a create whose reply was lost, for tests. */
+    public long recoveredCreates() {
+        return recoveredCreates.get();
     }
 
     /** How often the create reply lacked the node's Stat, so the czxid took an extra read. */
@@ -433,8 +456,8 @@ public final class ZkDriver implements LockDriver {
     // ---------------------------------------------------------------- async helpers
 
     /** A future completed by a background callback, failed on {@link #close()}. */
-    CompletableFuture<CuratorEvent> newPending() {
-        CompletableFuture<CuratorEvent> f = new CompletableFuture<>();
+    <T> CompletableFuture<T> newPending() {
+        CompletableFuture<T> f = new CompletableFuture<>();
         pending.add(f);
         f.whenComplete((r, t) -> pending.remove(f));
         if (closed) {
@@ -447,7 +470,7 @@ public final class ZkDriver implements LockDriver {
      * Waits (uninterruptibly, bounded by the operation timeout) for a background reply; an interrupt
      * is kept for the caller to see.
      */
-    CuratorEvent await(CompletableFuture<CuratorEvent> f, String what, String lockName) {
+    <T> T await(CompletableFuture<T> f, String what, String lockName) {
         long deadline = System.nanoTime() + operationTimeoutNanos;
         boolean interrupted = false;
         try {
@@ -498,7 +521,7 @@ public final class ZkDriver implements LockDriver {
     // Curator request below is used instead, with its retries, guaranteed deletes and errors.
 
     /** The handle for a direct call, or {@code null} to use the Curator request. */
-    private ZooKeeper direct() {
+    ZooKeeper direct() {
         if (closed
                 || Thread.currentThread().isInterrupted()
                 || !client.getZookeeperClient().isConnected()) {
@@ -511,8 +534,43 @@ public final class ZkDriver implements LockDriver {
         }
     }
 
+    /** The handle if the client is connected (whether or not the thread is interrupted), else {@code null}. */
+    ZooKeeper connectedHandle() {
+        if (closed || !client.getZookeeperClient().isConnected()) {
+            return null;
+        }
+        try {
+            return client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /**
+     * Waits until the client is connected or {@code deadline} passes.
+     *
+     * @throws IllegalStateException if the provider is closed
+     * @throws BackendUnavailableException if interrupted (the interrupt is kept)
+     */
+    void awaitConnected(long deadline, String lockName) {
+        if (closed) {
+            throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend " + BACKEND + ")");
+        }
+        long left = Deadlines.remaining(ticker, deadline);
+        if (left <= 0) {
+            return;
+        }
+        try {
+            client.blockUntilConnected(
+                    (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 1000)), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted while waiting for a connection", lockName, BACKEND, e);
+        }
+    }
+
     /** {@code path} with the client's namespace (chroot) in front, for the ZooKeeper handle. */
-    private String namespaced(String path) {
+    String namespaced(String path) {
         return ZKPaths.fixForNamespace(client.getNamespace(), path);
     }
 
@@ -609,6 +667,92 @@ public final class ZkDriver implements LockDriver {
         }
     }
 
+    /**
+     * The ACL of a queue node created by a direct call: the provider's, or the default ACL of the
+     * client the provider built itself; {@code null} for a given client without provider ACL, whose
+     * own ACL provider (not exposed by Curator) then applies through a Curator create.
+     */
+    List<ACL> directCreateAcl() {
+        return acl != null ? acl : ownsClient ? ZooDefs.Ids.OPEN_ACL_UNSAFE : null;
+    }
+
+    /**
+     * Creates a lock's parent (a container node) and any missing ancestor, with the provider's ACL;
+     * another client creating it first is fine. Only needed when a create in it found no parent.
+     */
+    void createParent(String parent, String lockName) {
+        try {
+            var builder = client.create().creatingParentContainersIfNeeded();
+            if (acl == null) {
+                builder.withMode(CreateMode.CONTAINER).forPath(parent);
+            } else {
+                builder.withMode(CreateMode.CONTAINER).withACL(acl, true).forPath(parent);
+            }
+        } catch (KeeperException.NodeExistsException e) {
+            // created by someone else in the meantime
+        } catch (KeeperException e) {
+            throw new BackendUnavailableException("create " + parent + " failed: " + e.code(), lockName, BACKEND, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted while creating " + parent, lockName, BACKEND, e);
+        } catch (Exception e) {
+            throw new BackendUnavailableException("create " + parent + " failed", lockName, BACKEND, e);
+        }
+    }
+
+    /**
+     * A create of a child named {@code prefix<sequence>} in {@code parent} was sent but its outcome
+     * is unknown and the attempt is over: lists {@code parent} in the background and deletes every
+     * child with that (unique) prefix, so a create whose reply was lost leaves no orphan.
+     */
+    void deletePrefixedInBackground(String parent, String prefix) {
+        try {
+            client.getChildren()
+                    .inBackground((BackgroundCallback) (c, ev) -> {
+                        if (code(ev) == KeeperException.Code.OK && ev.getChildren() != null) {
+                            for (String child : ev.getChildren()) {
+                                if (child.startsWith(prefix)) {
+                                    deleteInBackground(parent + "/" + child);
+                                }
+                            }
+                        }
+                    })
+                    .forPath(parent);
+        } catch (Exception e) {
+            log.debug("distlock.zookeeper.background_cleanup_failed path={}", parent, e);
+        }
+    }
+
+    /**
+     * Releases a held lock's node {@code path} with one {@code multi}: {@code setData} then {@code
+     * delete}. A successor's {@code exists} watch fires once, with NodeDataChanged, which tells it
+     * that a holder released (nothing below it is left) rather than that a waiter gave up or a
+     * session expired (NodeDeleted). Without a clear answer (or without write permission on the
+     * node, remembered), the plain {@link #delete}.
+     *
+     * @return {@code true} if deleted, {@code false} if it did not exist
+     */
+    boolean releaseAnnounced(String path, String lockName) {
+        ZooKeeper zk = announceReleases ? direct() : null;
+        if (zk != null) {
+            String p = namespaced(path);
+            try {
+                zk.multi(List.of(Op.setData(p, RELEASED, -1), Op.delete(p, -1)));
+                announcedReleases.incrementAndGet();
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                return false;
+            } catch (KeeperException.NoAuthException e) {
+                announceReleases = false; // no write permission on our nodes: plain deletes
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                log.debug("distlock.zookeeper.announced_release_failed path={}", path, e);
+            }
+        }
+        return delete(path, lockName);
+    }
+
     /** Deletes {@code path} in the background (guaranteed), without waiting. */
     void deleteInBackground(String path) {
         try {
@@ -631,7 +775,7 @@ public final class ZkDriver implements LockDriver {
         client.getConnectionStateListenable().removeListener(listener);
         wakeAll();
         IllegalStateException closing = new IllegalStateException("provider is closed");
-        for (CompletableFuture<CuratorEvent> f : pending) {
+        for (CompletableFuture<?> f : pending) {
             f.completeExceptionally(closing);
         }
         if (!ownsClient) {

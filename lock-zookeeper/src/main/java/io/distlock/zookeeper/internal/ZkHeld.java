@@ -22,6 +22,8 @@ final class ZkHeld implements HeldLock {
     final long czxid;
     final long sessionId;
     private final boolean renewing;
+    // our node waited behind others: a successor may not know it became the lowest
+    private final boolean announceRelease;
     private final Object state = new Object();
     private long validUntil;
     private boolean verified = true;
@@ -35,7 +37,8 @@ final class ZkHeld implements HeldLock {
             long czxid,
             long sessionId,
             long validUntil,
-            boolean renewing) {
+            boolean renewing,
+            boolean announceRelease) {
         this.driver = driver;
         this.ctx = ctx;
         this.path = path;
@@ -43,6 +46,7 @@ final class ZkHeld implements HeldLock {
         this.sessionId = sessionId;
         this.validUntil = validUntil;
         this.renewing = renewing;
+        this.announceRelease = announceRelease;
     }
 
     void expireAt(ScheduledFuture<?> task) {
@@ -124,7 +128,11 @@ final class ZkHeld implements HeldLock {
         // creates it, so deleting it by path is owner-only. A failed delete throws (outcome
         // unknown) while Curator's guaranteed delete keeps retrying in the background; the node
         // also disappears with our session. No local state is left either way.
-        return driver.delete(path, ctx.lockName());
+        // A holder that waited behind others announces the release (its node's data set and the
+        // node deleted in one transaction): its successor may have listed the queue while nodes
+        // below ours existed and would otherwise list it again before taking the lock. A holder
+        // that got the lock on its first listing was the lowest node for every later listing.
+        return announceRelease ? driver.releaseAnnounced(path, ctx.lockName()) : driver.delete(path, ctx.lockName());
     }
 
     @Override
