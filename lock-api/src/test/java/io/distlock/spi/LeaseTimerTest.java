@@ -68,9 +68,10 @@ class LeaseTimerTest {
     void cancel_beforeDue_neverRuns() throws Exception {
         AtomicBoolean cancelledRan = new AtomicBoolean();
         CountDownLatch later = new CountDownLatch(1);
-        LeaseTimer.Task t = timer.schedule(in(30), () -> cancelledRan.set(true));
+        // due far enough out that a test thread descheduled on a loaded machine still cancels first
+        LeaseTimer.Task t = timer.schedule(in(300), () -> cancelledRan.set(true));
         t.cancel();
-        timer.schedule(in(80), later::countDown);
+        timer.schedule(in(400), later::countDown);
 
         assertThat(later.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(cancelledRan).isFalse();

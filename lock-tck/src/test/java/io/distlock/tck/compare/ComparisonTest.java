@@ -80,7 +80,8 @@ class ComparisonTest {
     void run_brokenLock_lostUpdatesReported() {
         ComparisonSettings settings = ComparisonSettings.quick()
                 .withScenarios(EnumSet.of(Scenario.CONTENDED))
-                .withContendedDuration(Duration.ofMillis(300));
+                // long enough that the clients' read-modify-writes overlap even on a loaded machine
+                .withContendedDuration(Duration.ofMillis(1500));
         ComparisonResult r = Comparison.of(settings).target(broken()).run();
         assertThat(r.value("no-lock", Scenario.CONTENDED, "lost_updates")).isPositive();
     }
