@@ -228,7 +228,7 @@ public final class EtcdCluster implements AutoCloseable {
      * reconfiguration check refuses), then start it with an empty data directory and {@code
      * --initial-cluster-state existing} on the same ports and name. Returns once the member is
      * healthy and has caught up: a serializable read it serves itself reports at least the revision
-     * the leader reported after the member started.
+     * the leader reported (linearizable read) after the member started.
      *
      * <p>Needs a quorum of the other members (2 of a 3-member cluster) running. The member gets a new
      * member id; {@link #member(int)} is the same object, its address unchanged.
@@ -275,7 +275,7 @@ public final class EtcdCluster implements AutoCloseable {
             p.start();
             long[] target = {-1};
             Probes.await("the etcd cluster's revision", RECONFIGURE_TIMEOUT, null, () -> {
-                target[0] = revision(awaitLeaderOtherThan(index), false);
+                target[0] = revision(awaitLeader(RECONFIGURE_TIMEOUT), false);
                 return true;
             });
             Probes.await(
