@@ -25,7 +25,10 @@ import java.util.OptionalLong;
  *       them under some faults; fencing is what must hold).
  *   <li><b>late writes</b>: writes attempted after the writer's own validity deadline (a paused or
  *       partitioned holder); fencing must reject them once a newer holder has written.
- *   <li><b>recovery</b>: from the end of a fault to the next accepted write.
+ *   <li><b>recovery</b>: from the end of a fault (its undo) to the first write the resource accepted
+ *       from a holding whose acquisition was granted after the fault began; -1 ("not recovered
+ *       within the run") when none was accepted before the run ended. A late write of a holder
+ *       frozen across the fault does not count: it shows nothing about the lock working again.
  * </ul>
  */
 final class Checker {
@@ -232,15 +235,7 @@ final class Checker {
         for (int p = 0; p < n; p++) {
             Results.Window w = windows.get(p);
             long endAt = p + 1 < n ? windows.get(p + 1).injectedAt() : in.endNanos();
-            long recovery = -1;
-            if (p > 0) {
-                for (Event e : events) {
-                    if (e.type().equals("WRITE_OK") && e.nanos() >= w.undoneAt()) {
-                        recovery = (e.nanos() - w.undoneAt()) / 1_000_000;
-                        break;
-                    }
-                }
-            }
+            long recovery = p > 0 ? recoveryMs(events, acquired, w) : -1;
             phases.add(new Results.Phase(
                     w.fault(),
                     w.description(),
@@ -304,7 +299,25 @@ final class Checker {
                 missing,
                 chainBreaks,
                 examples,
-                failures);
+                failures,
+                true);
+    }
+
+    /**
+     * Milliseconds from {@code w}'s undo to the first accepted write (any time until the end of the
+     * run) by a holding acquired after {@code w} was injected, or -1 if there is none.
+     */
+    static long recoveryMs(List<Event> sortedEvents, Map<String, Event> acquired, Results.Window w) {
+        for (Event e : sortedEvents) {
+            if (!e.type().equals("WRITE_OK") || e.nanos() < w.undoneAt()) {
+                continue;
+            }
+            Event a = acquired.get(e.holdKey());
+            if (a != null && a.nanos() > w.injectedAt()) {
+                return (e.nanos() - w.undoneAt()) / 1_000_000;
+            }
+        }
+        return -1;
     }
 
     private static String tokenText(OptionalLong t) {

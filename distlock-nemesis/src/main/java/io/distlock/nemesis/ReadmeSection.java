@@ -33,7 +33,7 @@ final class ReadmeSection {
             "redis/failover", "n/a: one server (see redis-sentinel)",
             "redis-sentinel/server", "see failover",
             "redlock/server", "see node loss",
-            "etcd/server", "not run: a member without its data cannot rejoin (`member remove`/`add` needed)",
+            "etcd/server", "not in these results (`restart-member-lose-data` was added to etcd after them)",
             "mysql/failover", "n/a: one server (replica failover is not tested)");
 
     private ReadmeSection() {}
@@ -117,8 +117,9 @@ final class ReadmeSection {
                 .append(resultsLink)
                 .append("). \"Never granted twice\": no two clients believed they held the lock at once. ")
                 .append("\"Granted twice\": two did, and the fencing token is then what keeps the resource")
-                .append(" safe. \"Recovered\": time from the end of the fault to the next accepted write. ")
-                .append("A backend fails the run if it declares fencing and the resource accepted a write out")
+                .append(" safe. ")
+                .append(ReportWriter.recoveryDefinition(run))
+                .append(" A backend fails the run if it declares fencing and the resource accepted a write out")
                 .append(" of token order, or if an update was lost.\n\n");
         sb.append(END);
         return sb.toString();
@@ -161,10 +162,10 @@ final class ReadmeSection {
             count++;
             slowest = Math.max(slowest, p.recoveryMs());
             stale += p.staleRejected();
-            if (p.note().contains("no write accepted within")) {
+            if (ReportWriter.notRecovered(b, p)) {
                 stuck++;
             }
-            if (worst == null || severity(p) > severity(worst)) {
+            if (worst == null || severity(b, p) > severity(b, worst)) {
                 worst = p;
                 worstAnchor = anchors.get(i);
             }
@@ -188,7 +189,10 @@ final class ReadmeSection {
         if (stale > 0) {
             parts.add("fencing rejected " + stale + " stale write(s)");
         }
-        if (stuck > 0) {
+        if (stuck > 0 && b.recoveryByNewHolder()) {
+            parts.add("**not recovered within the run after " + stuck + " of " + count + " runs** ("
+                    + worst.description() + ")");
+        } else if (stuck > 0) {
             parts.add("**no write accepted within the recovery timeout after " + stuck + " of " + count + " runs** ("
                     + worst.description() + ")");
         } else if (slowest >= 0) {
@@ -198,14 +202,14 @@ final class ReadmeSection {
                 + (count > 1 ? " (" + count + " runs)" : "");
     }
 
-    private static int severity(Results.Phase p) {
+    private static int severity(Results.Backend b, Results.Phase p) {
         if (p.fencingViolated()) {
             return 4;
         }
         if (p.overlaps() > 0) {
             return 3;
         }
-        if (p.note().contains("no write accepted within")) {
+        if (ReportWriter.notRecovered(b, p)) {
             return 2;
         }
         return p.staleRejected() > 0 ? 1 : 0;

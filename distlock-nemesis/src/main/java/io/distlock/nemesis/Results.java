@@ -48,7 +48,13 @@ final class Results {
         }
     }
 
-    /** One backend's run. */
+    /**
+     * One backend's run.
+     *
+     * @param recoveryByNewHolder whether {@link Phase#recoveryMs()} counts only writes by holders
+     *     granted the lock after the fault began ({@link Checker}); false for results recorded before
+     *     that definition (any accepted write after the fault counted, a frozen old holder's too)
+     */
     record Backend(
             String backend,
             String topology,
@@ -68,7 +74,8 @@ final class Results {
             int acknowledgedButMissing,
             int balanceChainBreaks,
             List<String> examples,
-            List<String> failures) {
+            List<String> failures,
+            boolean recoveryByNewHolder) {
 
         int total(java.util.function.ToIntFunction<Phase> f) {
             return phases.stream().mapToInt(f).sum();
@@ -99,7 +106,8 @@ final class Results {
                     0,
                     0,
                     List.of(),
-                    List.of(backend + ": the run failed: " + e));
+                    List.of(backend + ": the run failed: " + e),
+                    true);
         }
     }
 

@@ -71,7 +71,9 @@ final class ResultsJson {
                     num(b, "acknowledgedButMissing"),
                     num(b, "balanceChainBreaks"),
                     strings(b.get("examples")),
-                    strings(b.get("failures"))));
+                    strings(b.get("failures")),
+                    // results recorded before the key was written counted any accepted write
+                    ReportWriter.RECOVERY_BY_NEW_HOLDER.equals(str(b, "recovery"))));
         }
         return new Results.Run(
                 str(m, "profile"),

@@ -400,6 +400,10 @@ abstract class Topology implements AutoCloseable {
     /** A 3-member etcd cluster. */
     static final class Etcd extends Topology {
         private final EtcdCluster cluster = EtcdCluster.start(3);
+        /** Member restarts without data so far: even ones hit the leader, odd ones a follower. */
+        private int memberRestarts;
+
+        private volatile String lastMemberTarget = "the leader";
 
         Etcd(long leaseMs) {
             super(leaseMs);
@@ -415,9 +419,19 @@ abstract class Topology implements AutoCloseable {
             return "3-member etcd cluster";
         }
 
+        /** The member restart without data twice per cycle: the leader, then a follower. */
         @Override
         List<FaultKind> faults() {
-            return with(FaultKind.KILL_LEADER);
+            return with(FaultKind.KILL_LEADER, FaultKind.RESTART_MEMBER_LOSE_DATA, FaultKind.RESTART_MEMBER_LOSE_DATA);
+        }
+
+        @Override
+        String describe(FaultKind kind) {
+            return kind == FaultKind.RESTART_MEMBER_LOSE_DATA
+                    ? lastMemberTarget + " of the 3-member cluster SIGKILLed, its data directory wiped,"
+                            + " `member remove` + `member add`, restarted empty with `--initial-cluster-state"
+                            + " existing` (new member id) and caught up from the leader"
+                    : kind.description();
         }
 
         @Override
@@ -433,11 +447,23 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         Fault serverFault(FaultKind kind, Duration d) {
-            if (kind != FaultKind.KILL_LEADER) {
+            if (kind != FaultKind.KILL_LEADER && kind != FaultKind.RESTART_MEMBER_LOSE_DATA) {
                 return super.serverFault(kind, d);
             }
             TestServer leader = cluster.awaitLeader(Duration.ofSeconds(20));
-            return Faults.kill(leader, true, d);
+            if (kind == FaultKind.KILL_LEADER) {
+                return Faults.kill(leader, true, d);
+            }
+            boolean toLeader = memberRestarts++ % 2 == 0;
+            TestServer target = toLeader
+                    ? leader
+                    : cluster.members().stream()
+                            .filter(m -> m != leader)
+                            .findFirst()
+                            .orElseThrow();
+            lastMemberTarget = toLeader ? "the leader" : "a follower";
+            // restart(false) on a cluster member: removed, re-added, started empty, caught up
+            return Faults.kill(target, false, d);
         }
 
         @Override

@@ -62,6 +62,62 @@ class CheckerTest {
     }
 
     @Test
+    void recovery_frozenHoldersLateWriteAfterTheFault_doesNotCount() {
+        holding("c1", 1, 10, 100, 200, true);
+        // acquired before the fault (500 ms), frozen across it, writes late at 850 ms, after the undo
+        holding("c1", 2, 11, 400, 851, true);
+        // the first holder granted after the fault began writes at 949 ms
+        holding("c2", 1, 12, 900, 950, true);
+
+        Results.Backend r = check(true, false, 3);
+
+        assertThat(r.phases().get(1).recoveryMs()).isEqualTo(149); // undone at 800 ms
+    }
+
+    @Test
+    void recovery_onlyTheFrozenHolderWritesAfterTheFault_notRecoveredWithinTheRun() {
+        holding("c1", 1, 10, 100, 200, true);
+        // acquired before the data-losing fault at 3000 ms, accepted late at 3199 ms
+        holding("c1", 2, 11, 2900, 3200, true);
+        // every later holder is rejected (a token counter started again below the resource's)
+        events.add(new Event("c2", "ACQUIRED", 3300 * MS, 1, 1, 4300 * MS, ""));
+        events.add(new Event("c2", "WRITE_STALE", 3350 * MS, 1, 1, Event.NONE, ""));
+        events.add(new Event("c2", "RELEASED", 3360 * MS, 1, 1, Event.NONE, ""));
+
+        Results.Backend r = check(true, false, 2);
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(r), "cmd");
+
+        Results.Phase lose = r.phases().get(2);
+        assertThat(lose.recoveryMs()).isEqualTo(-1);
+        assertThat(ReportWriter.verdict(r, lose)).contains("not recovered within the run");
+        assertThat(ReadmeSection.render(run, "r.md"))
+                .contains(
+                        "**not recovered within the run after 1 of 1 runs** (lose)](r.md#test-restart-server-lose-data)")
+                .contains("granted the lock after the fault began");
+        assertThat(ReportWriter.matrix(run, "r.md", "cmd")).contains("not recovered within the run after 1 of 1");
+    }
+
+    @Test
+    void resultsJson_recordedBeforeTheRecoveryDefinition_renderedWithTheOldDefinition(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        holding("c1", 1, 10, 100, 200, true);
+        holding("c1", 2, 11, 2900, 3200, true);
+        Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(check(true, false, 2)), "cmd");
+        String json = ReportWriter.json(run);
+        assertThat(json).contains("\"recovery\": ");
+        // results.json as written before the key existed
+        java.nio.file.Files.writeString(
+                dir.resolve("results.json"), json.replaceAll("\n *\"recovery\": \"[^\"]*\",", ""));
+
+        Results.Run old = ResultsJson.read(dir.resolve("results.json"));
+
+        assertThat(old.backends().get(0).recoveryByNewHolder()).isFalse();
+        assertThat(ReadmeSection.render(old, "r.md"))
+                .contains("next accepted write, by any client (these results were recorded before");
+        assertThat(ReadmeSection.render(run, "r.md")).doesNotContain("recorded before");
+    }
+
+    @Test
     void check_writeAcceptedOutOfTokenOrder_failsWhenFencingDeclared() {
         holding("c1", 1, 20, 100, 200, true);
         holding("c2", 1, 19, 300, 400, true);
@@ -221,7 +277,8 @@ class CheckerTest {
     @Test
     void matrix_repeatedFault_linksToTheWorstRunsOwnAnchor() {
         holding("c1", 1, 1, 100, 200, true);
-        Results.Backend one = check(true, true, 1);
+        holding("c2", 1, 2, 850, 900, true);
+        Results.Backend one = check(true, true, 2);
         Results.Phase calm = one.phases().get(1);
         Results.Phase bad = new Results.Phase(
                 calm.fault(), calm.description(), calm.column(), "", 1, 1, 0, 0, 0, 0, 0, 2, 10.0, 0, 0, 5, 100, 0);
@@ -244,7 +301,8 @@ class CheckerTest {
                 0,
                 0,
                 List.of(),
-                List.of());
+                List.of(),
+                true);
         Results.Run run = new Results.Run("long", "now", "2 cores", 1, List.of(b), "cmd");
 
         assertThat(ReportWriter.anchors(b))

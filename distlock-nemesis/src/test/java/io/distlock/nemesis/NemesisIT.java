@@ -121,6 +121,20 @@ class NemesisIT {
                         FaultKind.LATENCY.id());
         Results.Backend zk = run.backends().get(Topology.BACKENDS.indexOf("zookeeper"));
         assertThat(zk.phases()).extracting(Results.Phase::fault).contains(FaultKind.RESTART_MEMBER_LOSE_DATA.id());
+        // an etcd member replaced without its data (leader, then follower): the majority keeps the data
+        Results.Backend etcd = run.backends().get(Topology.BACKENDS.indexOf("etcd"));
+        assertThat(etcd.phases())
+                .filteredOn(p -> p.fault().equals(FaultKind.RESTART_MEMBER_LOSE_DATA.id()))
+                .as("etcd: the leader, then a follower, restarted without data")
+                .hasSize(2)
+                .allSatisfy(p -> {
+                    assertThat(p.overlaps()).as("never granted twice").isZero();
+                    assertThat(p.recoveryMs()).as("recovered").isNotNegative();
+                })
+                .extracting(Results.Phase::description)
+                .satisfiesExactly(
+                        d -> assertThat(d).startsWith("the leader"),
+                        d -> assertThat(d).startsWith("a follower"));
         // the MySQL lock server restarted empty: tokens start again at 1, and the resource (another
         // server) keeps rejecting them; none is accepted out of order
         Results.Backend mysql = run.backends().get(Topology.BACKENDS.indexOf("mysql"));

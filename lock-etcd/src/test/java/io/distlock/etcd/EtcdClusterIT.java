@@ -174,4 +174,92 @@ class EtcdClusterIT {
             }
         }
     }
+
+    @Test
+    void memberRestartedWithoutData_leaderThenFollower_rejoinsWithTheDataAndHeldLockKeepsItsKey() throws Exception {
+        // long enough for a renewal stuck on the killed leader (2 s request timeout) to be retried elsewhere
+        Duration lease = Duration.ofSeconds(5);
+        EtcdLockProvider a = client(cluster.endpoints(), lease);
+        Lease held = a.lock("wiped").acquire();
+        long token = held.fencingToken().getAsLong();
+        int[] replaced = {-1};
+        try (io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()
+                .endpoints(cluster.endpoints().toArray(new String[0]))
+                .build()) {
+            admin.getKVClient()
+                    .put(EtcdDriverTestKeys.bytes("/data/before"), EtcdDriverTestKeys.bytes("kept"))
+                    .get(5, TimeUnit.SECONDS);
+            List<Long> oldIds = memberIds(admin);
+            int leader = cluster.leader();
+            int follower = (leader + 1) % 3;
+            replaced[0] = follower;
+            for (int wiped : new int[] {leader, follower}) {
+                long revisionBefore = admin.getKVClient()
+                        .get(EtcdDriverTestKeys.bytes("/data/before"))
+                        .get(5, TimeUnit.SECONDS)
+                        .getHeader()
+                        .getRevision();
+
+                cluster.restartWithoutData(wiped);
+
+                assertThat(cluster.isRunning(wiped)).isTrue();
+                List<io.etcd.jetcd.cluster.Member> members = admin.getClusterClient()
+                        .listMember()
+                        .get(5, TimeUnit.SECONDS)
+                        .getMembers();
+                assertThat(members)
+                        .hasSize(3)
+                        .allSatisfy(m -> assertThat(m.getName())
+                                .as("every member started")
+                                .isNotEmpty());
+                // served by the wiped member alone, from its own state: the data came back
+                try (io.etcd.jetcd.Client only = io.etcd.jetcd.Client.builder()
+                        .endpoints(cluster.endpoint(wiped))
+                        .build()) {
+                    io.etcd.jetcd.kv.GetResponse r = only.getKVClient()
+                            .get(
+                                    EtcdDriverTestKeys.bytes("/data/before"),
+                                    io.etcd.jetcd.options.GetOption.builder()
+                                            .withSerializable(true)
+                                            .build())
+                            .get(5, TimeUnit.SECONDS);
+                    assertThat(r.getHeader().getRevision()).isGreaterThanOrEqualTo(revisionBefore);
+                    assertThat(r.getKvs())
+                            .singleElement()
+                            .satisfies(kv -> assertThat(kv.getValue().toString(java.nio.charset.StandardCharsets.UTF_8))
+                                    .isEqualTo("kept"));
+                    io.etcd.jetcd.kv.GetResponse lockKeys = only.getKVClient()
+                            .get(
+                                    EtcdDriverTestKeys.bytes("/distlock/"),
+                                    io.etcd.jetcd.options.GetOption.builder()
+                                            .isPrefix(true)
+                                            .withSerializable(true)
+                                            .build())
+                            .get(5, TimeUnit.SECONDS);
+                    assertThat(lockKeys.getKvs())
+                            .as("the held lock's key, created at its token's revision")
+                            .singleElement()
+                            .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(token));
+                }
+                assertThat(held.isValid()).as("lease renewed through the fault").isTrue();
+            }
+            assertThat(memberIds(admin))
+                    .hasSize(3)
+                    .filteredOn(oldIds::contains)
+                    .as("two of the three members replaced by new ids")
+                    .hasSize(1);
+        }
+        assertThat(held.release()).isTrue();
+        // a client that reaches only a replaced member gets the next token
+        EtcdLockProvider b = client(List.of(cluster.endpoint(replaced[0])), lease);
+        Lease next = b.lock("wiped").tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(next.fencingToken().getAsLong()).isGreaterThan(token);
+        next.release();
+    }
+
+    private static List<Long> memberIds(io.etcd.jetcd.Client admin) throws Exception {
+        return admin.getClusterClient().listMember().get(5, TimeUnit.SECONDS).getMembers().stream()
+                .map(io.etcd.jetcd.cluster.Member::getId)
+                .toList();
+    }
 }

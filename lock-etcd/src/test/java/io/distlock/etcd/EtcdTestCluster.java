@@ -32,6 +32,15 @@ final class EtcdTestCluster implements EtcdServerControl {
         return cluster.members().indexOf(cluster.leader());
     }
 
+    /** {@link EtcdCluster#restartMemberWithoutData(int)}: wiped, removed, re-added, caught up. */
+    void restartWithoutData(int i) {
+        cluster.restartMemberWithoutData(i);
+    }
+
+    boolean isRunning(int i) {
+        return cluster.member(i).isRunning();
+    }
+
     void kill(int i) {
         cluster.member(i).kill();
     }

@@ -20,14 +20,27 @@ import java.util.stream.Collectors;
  * }
  * }</pre>
  *
- * A member can be killed, paused and restarted with its data ({@code restart(true)}); {@code
- * restart(false)} throws, since a member without its data must be removed and re-added.
+ * A member can be killed, paused and restarted with its data ({@code restart(true)}). A member
+ * restarted without its data ({@link #restartMemberWithoutData(int)}, or {@code restart(false)} on
+ * the member) is replaced the operator's way: removed from the cluster and added again as a new
+ * member on the same ports, then started empty with {@code --initial-cluster-state existing}; it
+ * copies the data from the leader.
  */
 public final class EtcdCluster implements AutoCloseable {
+    private static final Duration RECONFIGURE_TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<Member> specs;
+    private final String clusterToken;
     private final List<TestServer> members;
 
-    private EtcdCluster(List<TestServer> members) {
-        this.members = List.copyOf(members);
+    private EtcdCluster(List<Member> specs, String clusterToken, List<ServerProcess> processes) {
+        this.specs = List.copyOf(specs);
+        this.clusterToken = clusterToken;
+        List<TestServer> wrapped = new ArrayList<>();
+        for (ServerProcess p : processes) {
+            wrapped.add(new ClusterMember(this, wrapped.size(), p));
+        }
+        this.members = List.copyOf(wrapped);
     }
 
     /** Starts {@code size} members and waits until each is healthy (a leader is elected). */
@@ -52,11 +65,7 @@ public final class EtcdCluster implements AutoCloseable {
             for (ServerProcess p : started) {
                 p.awaitReady();
             }
-            List<TestServer> members = new ArrayList<>();
-            for (ServerProcess p : started) {
-                members.add(new ClusterMember(p));
-            }
-            EtcdCluster cluster = new EtcdCluster(members);
+            EtcdCluster cluster = new EtcdCluster(specs, token, started);
             cluster.awaitLeader(Duration.ofSeconds(20));
             return cluster;
         } catch (RuntimeException e) {
@@ -75,14 +84,19 @@ public final class EtcdCluster implements AutoCloseable {
         }
 
         ServerProcess newProcess(String initialCluster, String clusterToken) {
-            return newProcess(initialCluster, clusterToken, null, 0);
+            return newProcess(initialCluster, clusterToken, "new", null, 0);
+        }
+
+        ServerProcess newProcess(String initialCluster, String clusterToken, TestCertificates tls, int metricsPort) {
+            return newProcess(initialCluster, clusterToken, "new", tls, metricsPort);
         }
 
         /**
          * With {@code tls}, clients connect with {@code https} and the server's certificate; readiness
          * is then probed on a plain-HTTP metrics listener on {@code metricsPort}.
          */
-        ServerProcess newProcess(String initialCluster, String clusterToken, TestCertificates tls, int metricsPort) {
+        ServerProcess newProcess(
+                String initialCluster, String clusterToken, String state, TestCertificates tls, int metricsPort) {
             Path binary = Binaries.require("etcd-server", "etcd", "/usr/bin/etcd");
             String clientUrl = tls == null ? clientUrl() : "https://127.0.0.1:" + clientPort;
             List<String> extra = tls == null
@@ -116,7 +130,7 @@ public final class EtcdCluster implements AutoCloseable {
                                     "--initial-cluster",
                                     initialCluster,
                                     "--initial-cluster-state",
-                                    "new",
+                                    state,
                                     "--initial-cluster-token",
                                     clusterToken,
                                     "--unsafe-no-fsync",
@@ -207,6 +221,111 @@ public final class EtcdCluster implements AutoCloseable {
         return awaitLeader(Duration.ofSeconds(10));
     }
 
+    /**
+     * Replaces member {@code index} by an empty one, as an operator replaces a member whose disk was
+     * lost: SIGKILL it (if it runs), delete its data directory, {@code member remove} its old id and
+     * {@code member add} its peer URL through the leader of the others (retried while etcd's strict
+     * reconfiguration check refuses), then start it with an empty data directory and {@code
+     * --initial-cluster-state existing} on the same ports and name. Returns once the member is
+     * healthy and has caught up: a serializable read it serves itself reports at least the revision
+     * the leader reported (linearizable read) after the member started.
+     *
+     * <p>Needs a quorum of the other members (2 of a 3-member cluster) running. The member gets a new
+     * member id; {@link #member(int)} is the same object, its address unchanged.
+     *
+     * @throws IndexOutOfBoundsException if {@code index} is not a member's
+     * @throws ServerStartException if the cluster does not accept the new member or it does not catch
+     *     up within 30 s
+     */
+    public TestServer restartMemberWithoutData(int index) {
+        ClusterMember m = (ClusterMember) members.get(index);
+        Member spec = specs.get(index);
+        synchronized (m) {
+            m.process().kill();
+            ServerDirs.emptyDir(spec.dir());
+            String peer = spec.peerUrl();
+            String oldId;
+            try {
+                oldId = idOf(memberList(awaitLeaderOtherThan(index)), peer);
+            } catch (IOException e) {
+                throw new ServerStartException("cannot list the etcd cluster's members: " + e, e);
+            }
+            Probes.await(
+                    "etcd member " + spec.name() + " removed and added again at " + peer,
+                    RECONFIGURE_TIMEOUT,
+                    null,
+                    () -> {
+                        TestServer via = awaitLeaderOtherThan(index);
+                        String id = idOf(memberList(via), peer);
+                        if (id != null && !id.equals(oldId)) {
+                            return true;
+                        }
+                        if (id != null) {
+                            Probes.httpPost(
+                                    via.host(), via.port(), "/v3/cluster/member/remove", "{\"ID\":\"" + id + "\"}");
+                        }
+                        Probes.httpPost(
+                                via.host(), via.port(), "/v3/cluster/member/add", "{\"peerURLs\":[\"" + peer + "\"]}");
+                        return false;
+                    });
+            String initialCluster =
+                    specs.stream().map(s -> s.name() + "=" + s.peerUrl()).collect(Collectors.joining(","));
+            ServerProcess p = spec.newProcess(initialCluster, clusterToken, "existing", null, 0);
+            m.replace(p);
+            p.start();
+            long[] target = {-1};
+            Probes.await("the etcd cluster's revision", RECONFIGURE_TIMEOUT, null, () -> {
+                target[0] = revision(awaitLeader(RECONFIGURE_TIMEOUT), false);
+                return true;
+            });
+            Probes.await(
+                    "etcd member " + spec.name() + " caught up to revision " + target[0],
+                    RECONFIGURE_TIMEOUT,
+                    p.process(),
+                    () -> revision(m, true) >= target[0]);
+        }
+        return m;
+    }
+
+    private TestServer awaitLeaderOtherThan(int index) {
+        TestServer leader = awaitLeader(RECONFIGURE_TIMEOUT);
+        if (leader == members.get(index)) {
+            throw new IllegalStateException("member " + index + " is the leader while it is being replaced");
+        }
+        return leader;
+    }
+
+    private static String memberList(TestServer via) throws IOException {
+        return Probes.httpPost(via.host(), via.port(), "/v3/cluster/member/list", "{}");
+    }
+
+    /** The id of the member with {@code peerUrl} in a {@code member/list} answer, or null. */
+    static String idOf(String memberList, String peerUrl) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\\{[^{}]*\\}").matcher(memberList);
+        while (m.find()) {
+            String member = m.group();
+            if (member.contains("\"" + peerUrl + "\"")) {
+                return Probes.jsonField(member, "ID");
+            }
+        }
+        return null;
+    }
+
+    /** The store revision {@code server} reports, linearizable or served from its own state. */
+    private static long revision(TestServer server, boolean serializable) throws IOException {
+        String body = Probes.httpPost(
+                server.host(),
+                server.port(),
+                "/v3/kv/range",
+                "{\"key\":\"" + EtcdServer.b64("/") + "\",\"serializable\":" + serializable + "}");
+        String revision = Probes.jsonField(body, "revision");
+        if (revision == null) {
+            throw new IOException("no revision in " + body);
+        }
+        return Long.parseLong(revision);
+    }
+
     @Override
     public void close() {
         for (TestServer m : members) {
@@ -214,12 +333,24 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    /** A member; refuses a restart without data. */
+    /** A member; its process is replaced when it is restarted without data. */
     private static final class ClusterMember implements TestServer {
-        private final ServerProcess p;
+        private final EtcdCluster cluster;
+        private final int index;
+        private volatile ServerProcess p;
 
-        ClusterMember(ServerProcess p) {
+        ClusterMember(EtcdCluster cluster, int index, ServerProcess p) {
+            this.cluster = cluster;
+            this.index = index;
             this.p = p;
+        }
+
+        ServerProcess process() {
+            return p;
+        }
+
+        void replace(ServerProcess next) {
+            p = next;
         }
 
         @Override
@@ -257,13 +388,14 @@ public final class EtcdCluster implements AutoCloseable {
             p.resume();
         }
 
+        /** With data: a plain restart. Without: {@link EtcdCluster#restartMemberWithoutData(int)}. */
         @Override
         public void restart(boolean keepData) {
-            if (!keepData) {
-                throw new UnsupportedOperationException("restart(false) of an etcd cluster member: a member that"
-                        + " lost its data must be removed from the cluster and added as a new member");
+            if (keepData) {
+                p.restart(true);
+            } else {
+                cluster.restartMemberWithoutData(index);
             }
-            p.restart(true);
         }
 
         @Override

@@ -58,8 +58,7 @@ public interface TestServer extends AutoCloseable {
      *
      * @param keepData {@code true} to keep what the server persisted (only what it wrote to disk
      *     survives: durable mode for Redis), {@code false} to start from an empty data directory
-     * @throws UnsupportedOperationException where a topology cannot do it (an etcd cluster member
-     *     without its data)
+     * @throws UnsupportedOperationException where a topology cannot do it
      */
     void restart(boolean keepData);
 
