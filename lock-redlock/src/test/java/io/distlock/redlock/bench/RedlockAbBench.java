@@ -46,7 +46,6 @@ import redis.clients.jedis.Jedis;
  * own class loader. Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
  */
 public final class RedlockAbBench {
-    private static final Pattern CMDSTAT = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)");
     private static final int N = 5;
     private static final int BLOCK = 100;
 
@@ -173,7 +172,7 @@ public final class RedlockAbBench {
         for (int b = -2; b < blocks; b++) { // two warm-up blocks
             Map<String, Double> blockP50 = new LinkedHashMap<>();
             for (Map.Entry<String, Variant> e : all.entrySet()) {
-                Map<String, Long> before = commandStats(servers);
+                Map<String, Long> before = RedlockBenchmark.commandStats(servers);
                 long cpu0 = processCpuNanos();
                 double srv0 = serverCpuSeconds(servers);
                 double[] us = new double[BLOCK];
@@ -188,7 +187,7 @@ public final class RedlockAbBench {
                 }
                 long cpu1 = processCpuNanos();
                 double srv1 = serverCpuSeconds(servers);
-                Map<String, Long> after = commandStats(servers);
+                Map<String, Long> after = RedlockBenchmark.commandStats(servers);
                 if (b >= 0) {
                     clientCpu.merge(e.getKey(), (double) (cpu1 - cpu0), Double::sum);
                     serverCpu.merge(e.getKey(), (srv1 - srv0) * 1e9, Double::sum);
@@ -572,19 +571,6 @@ public final class RedlockAbBench {
             @Override
             public void close() {}
         };
-    }
-
-    private static Map<String, Long> commandStats(RedisServers nodes) {
-        Map<String, Long> total = new LinkedHashMap<>();
-        for (RedisServer s : nodes.servers()) {
-            try (Jedis j = new Jedis(s.host(), s.port())) {
-                Matcher m = CMDSTAT.matcher(j.info("commandstats"));
-                while (m.find()) {
-                    total.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
-                }
-            }
-        }
-        return total;
     }
 
     private static long processCpuNanos() {

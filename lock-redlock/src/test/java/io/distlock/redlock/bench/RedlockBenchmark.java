@@ -288,7 +288,8 @@ public final class RedlockBenchmark {
         }
     }
 
-    private static Map<String, Long> commandStats(RedisServers nodes) {
+    /** Calls per command, summed over the nodes, from {@code INFO commandstats}. */
+    static Map<String, Long> commandStats(RedisServers nodes) {
         Map<String, Long> total = new LinkedHashMap<>();
         for (RedisServer s : nodes.servers()) {
             try (Jedis j = new Jedis(s.host(), s.port())) {
