@@ -30,7 +30,7 @@ import javax.net.ssl.SSLSocketFactory;
  *
  * <h2>Hand-off ({@link #handOff()})</h2>
  *
- * On by default: a thread that waits for a lock joins the lock's FIFO queue on the server (in the
+ * Off by default (opt-in, {@code handOff(true)} or {@code ?handOff=true}). On: a thread that waits for a lock joins the lock's FIFO queue on the server (in the
  * same script call as its failed try), and a release hands the lock directly to the first queued
  * waiter whose queue entry has not expired (it becomes the owner in the release script, with a new
  * fencing token) and tells it by a pub/sub message, so the waiter needs no request of its own. A
@@ -41,6 +41,11 @@ import javax.net.ssl.SSLSocketFactory;
  * (assumes the server's clock is not stepped while the waiter waits; slewing is allowed, 1 % drift
  * is allowed for). Off, or with {@code requiredReplicas > 0} (a hand-off is not followed by {@code
  * WAIT}), waiters are woken and acquire with their own request, in no particular order.
+ *
+ * <p>Why it is not the default yet: after a Sentinel failover, queued waiters were seen to acquire
+ * on the promoted replica only once the old holder's TTL had run out (about a lease later), where
+ * waiters without the queue acquire as soon as the failover completes; until that is understood and
+ * fixed, the hand-off is opt-in (see the module README).
  *
  * <h2>Persistence ({@link #assumePersistence()})</h2>
  *
@@ -232,7 +237,7 @@ public final class RedisLockOptions {
 
     /**
      * Whether waiters queue on the server and a release hands the lock to the first of them (default
-     * {@code true}; ignored when {@code requiredReplicas > 0}). See the class javadoc.
+     * {@code false}; ignored when {@code requiredReplicas > 0}). See the class javadoc.
      */
     public boolean handOff() {
         return handOff;
@@ -281,7 +286,7 @@ public final class RedisLockOptions {
         private SSLSocketFactory sslSocketFactory;
         private int database;
         private boolean assumePersistence;
-        private boolean handOff = true;
+        private boolean handOff = false;
         private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
 
         private Builder() {}
@@ -441,7 +446,7 @@ public final class RedisLockOptions {
             return this;
         }
 
-        /** Whether a release hands the lock to the first queued waiter (default true); see the class javadoc. */
+        /** Whether a release hands the lock to the first queued waiter (default false); see the class javadoc. */
         public Builder handOff(boolean handOff) {
             this.handOff = handOff;
             return this;

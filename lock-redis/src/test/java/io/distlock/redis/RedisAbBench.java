@@ -41,8 +41,10 @@ public final class RedisAbBench {
         try (RedisServer server = RedisServer.start();
                 Jedis ping = new Jedis(server.host(), server.port());
                 Jedis dedicated = new Jedis(server.host(), server.port())) {
-            RedisLockOptions opts =
-                    RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build();
+            RedisLockOptions opts = RedisLockOptions.builder()
+                    .leaseTime(Duration.ofSeconds(10))
+                    .handOff(true)
+                    .build();
             UnifiedJedis pooled =
                     Topology.standalone(server.host(), server.port()).connect(opts);
             try (RedisLockProvider ours = RedisLockProvider.builder()
@@ -130,7 +132,7 @@ public final class RedisAbBench {
                 pooled.close();
             }
             if (handoffs > 0) {
-                // interleaved: hand-off by the release script (handOff=true, the default) against
+                // interleaved: hand-off by the release script (handOff=true) against
                 // the waiter's own acquire round trip (handOff=false), alternating per round
                 Map<String, List<Double>> ho = new LinkedHashMap<>();
                 for (int r = 0; r < rounds; r++) {

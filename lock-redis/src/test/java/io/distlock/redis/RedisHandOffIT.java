@@ -38,7 +38,7 @@ class RedisHandOffIT {
 
     @BeforeAll
     static void startServer() {
-        fixture = RedisTckFixture.standalone();
+        fixture = RedisTckFixture.standaloneHandOff();
     }
 
     @AfterAll

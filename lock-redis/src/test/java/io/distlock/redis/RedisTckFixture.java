@@ -58,6 +58,21 @@ final class RedisTckFixture implements TckFixture {
                         .build());
     }
 
+    /** Standalone, every provider with {@link RedisLockOptions#handOff()} on. */
+    static RedisTckFixture standaloneHandOff() {
+        RedisServer s = RedisServer.start();
+        return new RedisTckFixture(
+                "standalone",
+                s,
+                () -> List.of(s),
+                List.of(s),
+                s,
+                o -> RedisLockProvider.builder()
+                        .standalone(s.host(), s.port())
+                        .options(o.mutate().handOff(true).build())
+                        .build());
+    }
+
     static RedisTckFixture sentinel() {
         RedisSentinelSetup setup = RedisSentinelSetup.start();
         List<String> sentinels =
