@@ -43,9 +43,9 @@ import javax.net.ssl.SSLSocketFactory;
  * WAIT}), waiters are woken and acquire with their own request, in no particular order.
  *
  * <p>Why it is not the default yet: after a Sentinel failover, queued waiters were seen to acquire
- * on the promoted replica only once the old holder's TTL had run out (about a lease later), where
- * waiters without the queue acquire as soon as the failover completes; until that is understood and
- * fixed, the hand-off is opt-in (see the module README).
+ * on the promoted replica only after the old holder's TTL plus their queue entry's margin had run
+ * out, later than waiters without the queue; until waiters retry promptly after a failover, the
+ * hand-off is opt-in (see the module README).
  *
  * <h2>Persistence ({@link #assumePersistence()})</h2>
  *
