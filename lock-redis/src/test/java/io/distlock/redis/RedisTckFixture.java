@@ -45,21 +45,15 @@ final class RedisTckFixture implements TckFixture {
     }
 
     static RedisTckFixture standalone() {
-        RedisServer s = RedisServer.start();
-        return new RedisTckFixture(
-                "standalone",
-                s,
-                () -> List.of(s),
-                List.of(s),
-                s,
-                o -> RedisLockProvider.builder()
-                        .standalone(s.host(), s.port())
-                        .options(o)
-                        .build());
+        return standalone(o -> o);
     }
 
     /** Standalone, every provider with {@link RedisLockOptions#handOff()} on. */
     static RedisTckFixture standaloneHandOff() {
+        return standalone(o -> o.mutate().handOff(true).build());
+    }
+
+    private static RedisTckFixture standalone(java.util.function.UnaryOperator<RedisLockOptions> adjust) {
         RedisServer s = RedisServer.start();
         return new RedisTckFixture(
                 "standalone",
@@ -69,7 +63,7 @@ final class RedisTckFixture implements TckFixture {
                 s,
                 o -> RedisLockProvider.builder()
                         .standalone(s.host(), s.port())
-                        .options(o.mutate().handOff(true).build())
+                        .options(adjust.apply(o))
                         .build());
     }
 
