@@ -10,12 +10,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
@@ -36,9 +34,10 @@ final class ZkContender implements Contender {
     private static final int MAX_CREATE_ROUNDS = 20;
     private static final Comparator<String> BY_SEQUENCE = Comparator.comparing(ZkContender::sequence);
 
-    /** A queue node as we create it: a protection prefix ({@code _c_<uuid>-}), our node prefix, the sequence. */
-    private static final Pattern OUR_NODE = Pattern.compile(
-            "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-" + ZkDriver.NODE_PREFIX + "-?\\d{10,11}");
+    private static final String PROTECTION = "_c_";
+    // where the dashes of the UUID part are, counted from its start
+    private static final long UUID_DASHES = (1L << 8) | (1L << 13) | (1L << 18) | (1L << 23);
+    private static final int UUID_LENGTH = 36;
 
     private final ZkDriver driver;
     private final AcquireContext ctx;
@@ -209,7 +208,7 @@ final class ZkContender implements Contender {
      */
     private void checkNoForeignNodes(List<String> children) {
         for (String child : children) {
-            if (!OUR_NODE.matcher(child).matches()) {
+            if (!isQueueNode(child)) {
                 throw new LockConfigurationException(
                         "node " + path(child) + " in the queue of lock '" + ctx.lockName()
                                 + "' was not created by distlock (expected _c_<uuid>-" + ZkDriver.NODE_PREFIX
@@ -217,6 +216,43 @@ final class ZkContender implements Contender {
                         ZkDriver.BACKEND);
             }
         }
+    }
+
+    /**
+     * Whether {@code child} is named as distlock names queue nodes: {@code _c_}, a UUID in its
+     * lower-case text form, {@code -lock-}, then the sequence ZooKeeper appended ({@code -?} and 10
+     * or 11 digits). Checked by hand rather than by a regular expression: it runs for every child of
+     * every listing, on the acquisition's path.
+     */
+    static boolean isQueueNode(String child) {
+        int uuidAt = PROTECTION.length();
+        int lockAt = uuidAt + UUID_LENGTH + 1;
+        int seqAt = lockAt + ZkDriver.NODE_PREFIX.length();
+        if (!child.startsWith(PROTECTION) || child.length() < seqAt + 10) {
+            return false;
+        }
+        for (int i = 0; i < UUID_LENGTH; i++) {
+            char c = child.charAt(uuidAt + i);
+            boolean dash = (UUID_DASHES & (1L << i)) != 0;
+            if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        if (child.charAt(lockAt - 1) != '-' || !child.startsWith(ZkDriver.NODE_PREFIX, lockAt)) {
+            return false;
+        }
+        int digitsAt = child.charAt(seqAt) == '-' ? seqAt + 1 : seqAt;
+        int digits = child.length() - digitsAt;
+        if (digits < 10 || digits > 11) {
+            return false;
+        }
+        for (int i = digitsAt; i < child.length(); i++) {
+            char c = child.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -409,7 +445,7 @@ final class ZkContender implements Contender {
     }
 
     private void newPrefix() {
-        prefix = "_c_" + UUID.randomUUID() + "-" + ZkDriver.NODE_PREFIX;
+        prefix = driver.newProtection() + ZkDriver.NODE_PREFIX;
     }
 
     /** The reply to an asynchronous create. */

@@ -10,9 +10,11 @@ import io.distlock.spi.Contender;
 import io.distlock.spi.Deadlines;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -79,6 +81,11 @@ public final class ZkDriver implements LockDriver {
     private final boolean autoRenew;
     private final long minimumMarginNanos;
     private final ConnectionStateListener listener = this::stateChanged;
+    // the Curator namespace as a path prefix ("" for none), for requests on the ZooKeeper handle
+    private final String namespacePrefix;
+    private final long protectionHigh;
+    private final long protectionLow;
+    private final AtomicLong protectionCounter = new AtomicLong();
 
     final Set<ZkHeld> held = ConcurrentHashMap.newKeySet();
     final Set<ZkContender> waiting = ConcurrentHashMap.newKeySet();
@@ -87,7 +94,7 @@ public final class ZkDriver implements LockDriver {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private ScheduledThreadPoolExecutor keepalive;
-    private java.util.concurrent.ScheduledFuture<?> keepaliveTask;
+    private volatile java.util.concurrent.ScheduledFuture<?> keepaliveTask;
     private final AtomicInteger keepaliveInFlight = new AtomicInteger();
     private volatile long negotiatedTimeoutNanos;
     private volatile boolean closed;
@@ -136,6 +143,11 @@ public final class ZkDriver implements LockDriver {
         this.clockDriftFactor = lockOptions.clockDriftFactor();
         this.autoRenew = lockOptions.autoRenew();
         this.minimumMarginNanos = lockOptions.minimumSafetyMargin().toNanos();
+        String namespace = client.getNamespace();
+        this.namespacePrefix = namespace == null || namespace.isEmpty() ? "" : ZKPaths.makePath(namespace, null);
+        SecureRandom random = new SecureRandom();
+        this.protectionHigh = random.nextLong();
+        this.protectionLow = random.nextLong();
         client.getConnectionStateListenable().addListener(listener);
         if (client.getZookeeperClient().isConnected()) {
             refreshNegotiatedTimeout();
@@ -386,6 +398,9 @@ public final class ZkDriver implements LockDriver {
      * not per lock.
      */
     void ensureKeepalive() {
+        if (keepaliveTask != null) {
+            return; // started: the usual case, on every acquisition
+        }
         synchronized (this) {
             if (keepaliveTask != null || closed) {
                 return;
@@ -571,7 +586,19 @@ public final class ZkDriver implements LockDriver {
 
     /** {@code path} with the client's namespace (chroot) in front, for the ZooKeeper handle. */
     String namespaced(String path) {
-        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+        // the paths are built from the validated root, encoded lock names and our own node names;
+        // the ZooKeeper handle validates every path it is given again
+        return namespacePrefix.isEmpty() ? path : namespacePrefix + path;
+    }
+
+    /**
+     * A new protection prefix part ({@code _c_<id>-}), unique to one acquisition attempt: within
+     * this driver by a counter, across clients by 128 random bits drawn once per driver (instead of
+     * a {@code SecureRandom} draw per attempt). It keeps the form of a UUID, which is what other
+     * clients (and older versions) expect in a queue node's name.
+     */
+    String newProtection() {
+        return "_c_" + new UUID(protectionHigh, protectionLow + protectionCounter.incrementAndGet()) + "-";
     }
 
     /** Marker for "the direct call gave no clear answer, use the Curator request". */
