@@ -3,11 +3,21 @@
 # no persistence) and writes JSON. Usage: lock-redis/bench.sh [output.json]
 # Interleaved A/B (distlock vs two PINGs vs the raw scripts, then hand-off):
 #   lock-redis/bench.sh ab [rounds] [handoffs]
+# Before/after in one JVM (another checkout's lock-api + lock-redis against this one's, two class loaders):
+#   lock-redis/bench.sh before-after <other checkout> [rounds] [warmup]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -q -pl lock-redis -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
 CP="lock-redis/target/test-classes:lock-redis/target/classes:$(cat lock-redis/target/test-classpath.txt)"
+if [ "${1:-}" = "before-after" ]; then
+  other="$(cd "$2" && pwd)"
+  shift 2
+  (cd "$other" && ./mvnw -q -pl lock-redis -am compile -Dspotless.check.skip=true)
+  exec java -cp "$CP" io.distlock.redis.RedisBeforeAfterBench \
+    "$other/lock-api/target/classes:$other/lock-redis/target/classes" \
+    "lock-api/target/classes:lock-redis/target/classes" lock-redis/target/test-classes "$@"
+fi
 if [ "${1:-}" = "ab" ]; then
   shift
   exec java -cp "$CP" io.distlock.redis.RedisAbBench "$@"

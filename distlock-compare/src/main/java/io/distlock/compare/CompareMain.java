@@ -79,6 +79,7 @@ public final class CompareMain {
                 "  --duration 5s        contended-throughput duration",
                 "  --clients 8          clients in the contended scenario",
                 "  --waiters 50         waiters in the many-waiters hand-off scenario",
+                "  --warmup 10000       uncontended warm-up iterations per target (at most 3 s each)",
                 "  --iterations 2000    uncontended iterations",
                 "  --no-peers           only distlock, no peer libraries",
                 "  --servers MODE       local (default: installed binaries, installed first when root),",
@@ -142,6 +143,9 @@ public final class CompareMain {
                     break;
                 case "--waiters":
                     settings = settings.withManyWaiters(integer(value(args, ++i, a), a));
+                    break;
+                case "--warmup":
+                    settings = settings.withWarmup(integer(value(args, ++i, a), a));
                     break;
                 case "--iterations":
                     settings = settings.withIterations(integer(value(args, ++i, a), a));

@@ -11,6 +11,7 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** Driver of the in-JVM provider: one client of a {@link MemoryLockServer}. */
 final class MemoryDriver implements LockDriver {
@@ -27,16 +28,28 @@ final class MemoryDriver implements LockDriver {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final MemoryLockServer server;
+    /** 128 random bits, drawn once per driver: no two drivers (clients) share it. */
+    private final String ownerPrefix;
+
+    private final AtomicLong owners = new AtomicLong();
     private volatile boolean closed;
 
     MemoryDriver(MemoryLockServer server) {
         this.server = server;
-    }
-
-    static String newOwner() {
         byte[] b = new byte[16];
         RANDOM.nextBytes(b);
-        return HexFormat.of().formatHex(b);
+        this.ownerPrefix = HexFormat.of().formatHex(b) + '-';
+    }
+
+    /**
+     * A new owner value: this driver's random prefix and a per-driver counter, so unique across
+     * drivers (their prefixes differ) and within one (the counter never repeats). The in-JVM server
+     * only compares owner values (any code in the JVM can reach the server's fault hooks anyway), so
+     * they need to be unique, not unguessable; this saves a {@code SecureRandom} call (≈ 1.4 µs)
+     * per acquisition. (Network backends keep a fresh 128-bit random value per acquisition.)
+     */
+    String newOwner() {
+        return ownerPrefix + owners.incrementAndGet();
     }
 
     @Override

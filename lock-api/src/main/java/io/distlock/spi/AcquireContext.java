@@ -16,12 +16,25 @@ public final class AcquireContext {
     private final String backend;
     private final LockOptions options;
     private final LockEngine.LossRelay lossSink;
+    /** {@code leaseTime - safetyMargin} in nanoseconds, computed once per engine. */
+    private final long validityNanos;
 
-    AcquireContext(String lockName, String backend, LockOptions options, LockEngine.LossRelay lossSink) {
+    AcquireContext(
+            String lockName, String backend, LockOptions options, LockEngine.LossRelay lossSink, long validityNanos) {
         this.lockName = Objects.requireNonNull(lockName);
         this.backend = backend;
         this.options = Objects.requireNonNull(options);
         this.lossSink = Objects.requireNonNull(lossSink);
+        this.validityNanos = validityNanos;
+    }
+
+    /** {@code leaseTime - safetyMargin} of {@code options} in nanoseconds (saturated). */
+    static long validityNanos(LockOptions options) {
+        try {
+            return options.leaseTime().minus(options.safetyMargin()).toNanos();
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** The validated lock name. */
@@ -51,8 +64,7 @@ public final class AcquireContext {
      * reading {@code sentAtNanos}: {@code sentAt + leaseTime - safetyMargin}.
      */
     public long validUntil(long sentAtNanos) {
-        return Deadlines.after(
-                sentAtNanos, options.leaseTime().minus(options.safetyMargin()).toNanos());
+        return Deadlines.after(sentAtNanos, validityNanos);
     }
 
     /**

@@ -55,11 +55,32 @@ final class EngineLease implements Lease {
         return held;
     }
 
-    /** Schedules renewal, the validity check and the hold cap. Called once, when registered. */
+    /**
+     * Arms renewal, the validity check and the hold cap. Called once, when registered.
+     *
+     * <p>Most leases are released long before their first renewal is due, so the common case
+     * costs one {@link LeaseTimer#schedule} on the timer thread (no I/O there): when the first
+     * renewal is due, that task schedules the validity check and hands the renewal to the watchdog
+     * thread. Until then no validity check is needed, because the first renewal is due before the
+     * validity deadline (checked here; otherwise the check is scheduled at once), and a driver that
+     * moves the deadline earlier calls {@link #scheduleExpiryCheck()} itself.
+     */
     void start() {
         var options = ctx.options();
-        if (engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew()) {
-            scheduleRenewal();
+        boolean renews = engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew();
+        boolean expiryArmed = false;
+        if (renews) {
+            long at = Deadlines.after(ticker.read(), engine.renewalIntervalNanos());
+            long deadline = held.validUntilNanos();
+            if (at != Deadlines.NEVER && deadline != Deadlines.NEVER && at - deadline < 0) {
+                renewTask = engine.timer().schedule(at, this::firstRenewalDue);
+                if (state.get() != State.HELD) {
+                    renewTask.cancel();
+                }
+                expiryArmed = true;
+            } else {
+                scheduleRenewal();
+            }
         }
         options.maxHoldTime().ifPresent(cap -> {
             long at = Deadlines.after(acquiredAt, cap);
@@ -82,7 +103,21 @@ final class EngineLease implements Lease {
                 renewalCapTask = engine.timer().schedule(at, () -> renewalCapReached(max));
             }
         }
+        if (!expiryArmed) {
+            scheduleExpiryCheck();
+        }
+    }
+
+    /** On the timer thread, when the first renewal is due: arm the validity check, then renew. */
+    private void firstRenewalDue() {
+        if (state.get() != State.HELD) {
+            return;
+        }
         scheduleExpiryCheck();
+        renewTask = engine.watchdog().schedule(ticker.read(), this::renewOnce);
+        if (state.get() != State.HELD) {
+            renewTask.cancel();
+        }
     }
 
     /**
@@ -90,9 +125,7 @@ final class EngineLease implements Lease {
      * end of the previous one), on the watchdog thread, which does the I/O.
      */
     private void scheduleRenewal() {
-        var options = ctx.options();
-        long interval = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
-        long at = Deadlines.after(ticker.read(), interval);
+        long at = Deadlines.after(ticker.read(), engine.renewalIntervalNanos());
         if (at != Deadlines.NEVER && state.get() == State.HELD) {
             renewTask = engine.watchdog().schedule(at, this::renewOnce);
             if (state.get() != State.HELD) {
@@ -156,7 +189,9 @@ final class EngineLease implements Lease {
             if (held.renew()) {
                 renewals++;
                 failedRenewalsInARow = 0;
-                engine.notify(o -> o.renewed(engine.backend(), name));
+                if (engine.observed()) {
+                    engine.notify(o -> o.renewed(engine.backend(), name));
+                }
                 if (LockEngine.log.isTraceEnabled()) {
                     LogEvents.log(
                             LockEngine.log,
@@ -239,7 +274,9 @@ final class EngineLease implements Lease {
         cancelTasks(false);
         logLost(cause, level);
         // observers first, so metrics are up to date when code waiting on lost() runs
-        engine.notify(o -> o.lost(engine.backend(), name, cause));
+        if (engine.observed()) {
+            engine.notify(o -> o.lost(engine.backend(), name, cause));
+        }
         lost.complete(cause);
         return true;
     }
@@ -340,7 +377,9 @@ final class EngineLease implements Lease {
                         new LeaseLostException("validity deadline passed before release", name, engine.backend());
                 lossCause = cause;
                 logLost(cause, Level.WARN);
-                engine.notify(o -> o.lost(engine.backend(), name, cause));
+                if (engine.observed()) {
+                    engine.notify(o -> o.lost(engine.backend(), name, cause));
+                }
                 lost.complete(cause);
             }
         } else if (state.compareAndSet(State.LOST, State.RELEASED)) {
@@ -357,11 +396,15 @@ final class EngineLease implements Lease {
             // and it frees the lock early when the loss was only on our side.
             owned = serverRelease();
         } catch (RuntimeException e) {
-            engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), false));
+            if (engine.observed()) {
+                engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), false));
+            }
             throw e;
         }
         boolean result = wasValid && owned;
-        engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+        if (engine.observed()) {
+            engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+        }
         if (LockEngine.log.isDebugEnabled()) {
             LogEvents.log(
                     LockEngine.log,

@@ -20,15 +20,25 @@ import org.slf4j.event.Level;
  * lock and, when its queue is empty (the usual case between two short holds), signals its thread on
  * every schedule, which costs a thread wake-up per acquisition on a busy machine. Cancelled tasks
  * are dropped when the thread next looks at them; they hold no reference to their action.
+ *
+ * <p>With nothing to run, the thread would sleep until told, and then every {@link #schedule} would
+ * have to wake it. With an idle horizon {@code h > 0} it sleeps at most {@code h} instead and says
+ * so, so that tasks due later than that (a lease's first renewal, when {@code h} is half the
+ * renewal interval) are taken in at its next planned wake-up without waking it: an idle provider's
+ * timer thread wakes once per {@code h}, a busy one not once per acquisition.
  */
 final class LeaseTimer {
     /** Wake the thread after this many schedules at the latest, so cancelled tasks do not pile up. */
     private static final int DRAIN_BATCH = 1024;
 
     private final Ticker ticker;
+    private final long idleHorizonNanos;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Task> incoming = new ConcurrentLinkedQueue<>();
     private final AtomicInteger incomingCount = new AtomicInteger();
+    /** Times {@link #schedule} woke the thread (for tests; only touched when it does). */
+    private final AtomicInteger wakeUps = new AtomicInteger();
+
     private final String backend;
     /** Where the thread plans to wake up next ({@link Deadlines#NEVER}: when told); read when not awake. */
     private volatile long wakeAt = Deadlines.NEVER;
@@ -64,7 +74,16 @@ final class LeaseTimer {
     }
 
     LeaseTimer(String threadName, String backend, Ticker ticker) {
+        this(threadName, backend, ticker, 0);
+    }
+
+    /**
+     * @param idleHorizonNanos with no task pending, the thread sleeps at most this long (0: until
+     *     told); see the class comment
+     */
+    LeaseTimer(String threadName, String backend, Ticker ticker, long idleHorizonNanos) {
         this.ticker = ticker;
+        this.idleHorizonNanos = idleHorizonNanos;
         this.backend = backend;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
@@ -85,7 +104,8 @@ final class LeaseTimer {
         int pending = incomingCount.incrementAndGet();
         // Read after the add. While the thread is awake it looks at the queue again before it
         // sleeps; once it has published its plan (wakeAt, then awake = false), we see that plan.
-        if (pending >= DRAIN_BATCH || (!awake && wakesTooLate(wakeAt, atNanos))) {
+        if (pending == DRAIN_BATCH || (!awake && wakesTooLate(wakeAt, atNanos))) {
+            wakeUps.incrementAndGet();
             LockSupport.unpark(thread);
         }
         return t;
@@ -103,6 +123,11 @@ final class LeaseTimer {
     /** Whether the thread sleeps until a planned time (for tests). */
     boolean isSleeping() {
         return !awake && wakeAt != Deadlines.NEVER;
+    }
+
+    /** Times {@link #schedule} had to wake the thread (for tests). */
+    int wakeUps() {
+        return wakeUps.get();
     }
 
     /** Tasks scheduled and not yet taken in by the thread (for tests). */
@@ -158,7 +183,9 @@ final class LeaseTimer {
                 }
                 drain(heap); // actions schedule follow-ups
             }
-            long next = head == null ? Deadlines.NEVER : head.at;
+            long next = head != null
+                    ? head.at
+                    : idleHorizonNanos > 0 ? Deadlines.after(ticker.read(), idleHorizonNanos) : Deadlines.NEVER;
             wakeAt = next;
             awake = false;
             if (!incoming.isEmpty() || closed) {

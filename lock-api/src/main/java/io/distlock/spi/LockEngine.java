@@ -55,6 +55,9 @@ public final class LockEngine implements LockProvider {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final long MIN_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Shortest idle horizon of the timer thread (see {@link LeaseTimer}). */
+    private static final long MIN_IDLE_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private static final long MAX_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final LockDriver driver;
@@ -65,6 +68,13 @@ public final class LockEngine implements LockProvider {
     private final LeaseTimer timer;
     private final Set<EngineLease> leases = ConcurrentHashMap.newKeySet();
     private final Object lifecycle = new Object();
+    /** Whether an observer other than {@link LockObserver#NONE} is set (else no callback is built). */
+    private final boolean observed;
+    /** {@code leaseTime - safetyMargin} in nanoseconds. */
+    private final long validityNanos;
+    /** {@code leaseTime * renewalFraction} in nanoseconds (at least 1). */
+    private final long renewalIntervalNanos;
+
     private volatile boolean closed;
 
     private LockEngine(LockDriver driver, LockOptions options) {
@@ -76,9 +86,19 @@ public final class LockEngine implements LockProvider {
             caps = caps.mutate().automaticRenewal(false).build();
         }
         this.capabilities = caps;
+        this.observed = options.observer() != LockObserver.NONE;
+        this.validityNanos = AcquireContext.validityNanos(options);
+        this.renewalIntervalNanos = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
         int n = SEQUENCE.incrementAndGet();
         this.watchdog = new LeaseTimer("distlock-" + backend + "-watchdog-" + n, backend, options.ticker());
-        this.timer = new LeaseTimer("distlock-" + backend + "-timer-" + n, backend, options.ticker());
+        // idle horizon: half the delay of the timer's usual first task (a first renewal, else a
+        // validity check), so that arming a lease does not wake an idle timer thread; none for
+        // very short leases, whose idle thread would otherwise wake hundreds of times a second
+        long usualDelay = driver.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew()
+                ? Math.min(renewalIntervalNanos, validityNanos)
+                : validityNanos;
+        long idleHorizon = usualDelay / 2 >= MIN_IDLE_HORIZON_NANOS ? usualDelay / 2 : 0;
+        this.timer = new LeaseTimer("distlock-" + backend + "-timer-" + n, backend, options.ticker(), idleHorizon);
     }
 
     /** An engine driving {@code driver} with {@code options}. The engine owns the driver. */
@@ -220,11 +240,11 @@ public final class LockEngine implements LockProvider {
     Optional<Lease> acquire(String name, long maxWaitNanos) throws InterruptedException {
         checkOpen(name);
         Ticker ticker = options.ticker();
-        LockObserver observer = options.observer();
         long start = ticker.read();
         long deadline = maxWaitNanos == Long.MAX_VALUE ? Deadlines.NEVER : Deadlines.after(start, maxWaitNanos);
-        notify(o -> o.attempt(
-                backend, name, Duration.ofNanos(maxWaitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : maxWaitNanos)));
+        if (observed) {
+            notify(o -> o.attempt(backend, name, Duration.ofNanos(maxWaitNanos)));
+        }
         if (log.isTraceEnabled()) {
             LogEvents.log(
                     log,
@@ -239,7 +259,7 @@ public final class LockEngine implements LockProvider {
                     maxWaitNanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
         }
         LossRelay relay = new LossRelay();
-        AcquireContext ctx = new AcquireContext(name, backend, options, relay);
+        AcquireContext ctx = new AcquireContext(name, backend, options, relay, validityNanos);
         Contender contender = driver.contender(ctx);
         boolean acquired = false;
         int lateReplies = 0;
@@ -281,9 +301,12 @@ public final class LockEngine implements LockProvider {
                         // time reported to observers and maxHoldTime count holding, not waiting
                         EngineLease lease = new EngineLease(this, name, h, ctx, sentAt);
                         register(lease, relay);
-                        long waited = ticker.read() - start;
-                        notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
+                        if (observed) {
+                            long waited = ticker.read() - start;
+                            notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
+                        }
                         if (log.isDebugEnabled()) {
+                            long waited = ticker.read() - start;
                             LogEvents.log(
                                     log,
                                     Level.DEBUG,
@@ -318,7 +341,9 @@ public final class LockEngine implements LockProvider {
                 }
                 if (Deadlines.passed(ticker, deadline)) {
                     long waited = ticker.read() - start;
-                    notify(o -> o.notAcquired(backend, name, Duration.ofNanos(waited)));
+                    if (observed) {
+                        notify(o -> o.notAcquired(backend, name, Duration.ofNanos(waited)));
+                    }
                     if (log.isDebugEnabled()) {
                         LogEvents.log(
                                 log,
@@ -342,7 +367,9 @@ public final class LockEngine implements LockProvider {
             }
         } catch (InterruptedException | RuntimeException | Error e) {
             failure = e;
-            notify(o -> o.failed(backend, name, e));
+            if (observed) {
+                notify(o -> o.failed(backend, name, e));
+            }
             LogEvents.log(
                     log,
                     Level.DEBUG,
@@ -435,6 +462,15 @@ public final class LockEngine implements LockProvider {
 
     RenewalMode renewalMode() {
         return driver.renewalMode();
+    }
+
+    /** Whether callbacks reach an observer; callers skip building them when not. */
+    boolean observed() {
+        return observed;
+    }
+
+    long renewalIntervalNanos() {
+        return renewalIntervalNanos;
     }
 
     void notify(Consumer<LockObserver> call) {

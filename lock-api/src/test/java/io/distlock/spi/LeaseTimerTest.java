@@ -65,6 +65,40 @@ class LeaseTimerTest {
     }
 
     @Test
+    void schedule_idleThreadWithHorizon_taskDueAfterTheHorizonRunsWithoutWakingTheThread() throws Exception {
+        LeaseTimer idle = new LeaseTimer("distlock-test-idle", "test", TICKER, TimeUnit.MILLISECONDS.toNanos(300));
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(idle::isSleeping); // nothing to run: the horizon
+            CountDownLatch ran = new CountDownLatch(1);
+            // the hot path: a lease's first renewal, due later than the idle thread's next look
+            idle.schedule(in(1_000), ran::countDown);
+            idle.schedule(in(60_000), () -> {}).cancel();
+
+            assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(idle.wakeUps()).isZero();
+        } finally {
+            idle.close();
+            assertThat(idle.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void schedule_idleThreadWithHorizon_taskDueBeforeTheHorizonWakesTheThread() throws Exception {
+        LeaseTimer idle = new LeaseTimer("distlock-test-idle", "test", TICKER, TimeUnit.SECONDS.toNanos(60));
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(idle::isSleeping); // planned: in a minute
+            CountDownLatch ran = new CountDownLatch(1);
+            idle.schedule(in(20), ran::countDown);
+
+            assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(idle.wakeUps()).isEqualTo(1);
+        } finally {
+            idle.close();
+            assertThat(idle.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
     void cancel_beforeDue_neverRuns() throws Exception {
         AtomicBoolean cancelledRan = new AtomicBoolean();
         CountDownLatch later = new CountDownLatch(1);

@@ -231,7 +231,8 @@ public final class RedisDriver implements LockDriver {
         private final String lockKey;
         private final String tokenKey;
         private final String channel;
-        private final List<String> queuedKeys;
+        private final List<String> acquireKeys;
+        private final List<String> queuedKeys; // null unless queued
         private Subscriber.Channel interest;
         private long seenEpoch;
         private long holderTtlNanos;
@@ -248,10 +249,14 @@ public final class RedisDriver implements LockDriver {
         RedisContender(AcquireContext ctx) {
             this.ctx = ctx;
             this.name = ctx.lockName();
-            this.lockKey = keys.lockKey(name);
-            this.tokenKey = keys.tokenKey(name);
-            this.channel = keys.channel(name);
-            this.queuedKeys = List.of(lockKey, tokenKey, keys.queueKey(name), keys.waitersKey(name));
+            String tag = RedisKeys.tag(name); // encoded once per attempt, not once per key
+            this.lockKey = keys.lockKeyOfTag(tag);
+            this.tokenKey = keys.tokenKeyOfTag(tag);
+            this.channel = keys.channelOfTag(tag);
+            this.acquireKeys = List.of(lockKey, tokenKey);
+            // the queue keys only where they are used: the queued (hand-off) path
+            this.queuedKeys =
+                    queued ? List.of(lockKey, tokenKey, keys.queueKeyOfTag(tag), keys.waitersKeyOfTag(tag)) : null;
             this.owner = queued ? Owners.newOwner() : null;
         }
 
@@ -268,12 +273,7 @@ public final class RedisDriver implements LockDriver {
             }
             String owner = Owners.newOwner();
             long sentAt = ctx.ticker().read();
-            Reply reply = run(
-                    Scripts.ACQUIRE,
-                    name,
-                    List.of(lockKey, tokenKey),
-                    List.of(owner, leaseMillis, counterTtlMillis),
-                    true);
+            Reply reply = run(Scripts.ACQUIRE, name, acquireKeys, List.of(owner, leaseMillis, counterTtlMillis), true);
             List<?> result = (List<?>) reply.value();
             long flag = (Long) result.get(0);
             if (flag != 1) {

@@ -21,25 +21,47 @@ public final class RedisKeys {
     }
 
     public String lockKey(String name) {
-        return prefix + ":{" + tag(name) + "}:lock";
+        return lockKeyOfTag(tag(name));
     }
 
     public String tokenKey(String name) {
-        return prefix + ":{" + tag(name) + "}:token";
+        return tokenKeyOfTag(tag(name));
     }
 
     /** The FIFO waiter queue (ZSET owner → arrival sequence) of lock {@code name}. */
     public String queueKey(String name) {
-        return prefix + ":{" + tag(name) + "}:queue";
+        return queueKeyOfTag(tag(name));
     }
 
     /** The queued waiters' deadlines and lease TTLs (HASH owner → "deadlineMs ttlMs"). */
     public String waitersKey(String name) {
-        return prefix + ":{" + tag(name) + "}:waiters";
+        return waitersKeyOfTag(tag(name));
     }
 
     public String channel(String name) {
-        return prefix + ":{" + tag(name) + "}:released";
+        return channelOfTag(tag(name));
+    }
+
+    // The same from a tag computed once (the acquisition path encodes each name once, not per key).
+
+    String lockKeyOfTag(String tag) {
+        return prefix + ":{" + tag + "}:lock";
+    }
+
+    String tokenKeyOfTag(String tag) {
+        return prefix + ":{" + tag + "}:token";
+    }
+
+    String queueKeyOfTag(String tag) {
+        return prefix + ":{" + tag + "}:queue";
+    }
+
+    String waitersKeyOfTag(String tag) {
+        return prefix + ":{" + tag + "}:waiters";
+    }
+
+    String channelOfTag(String tag) {
+        return prefix + ":{" + tag + "}:released";
     }
 
     public String prefix() {

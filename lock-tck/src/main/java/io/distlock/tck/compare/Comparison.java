@@ -121,7 +121,8 @@ public final class Comparison {
             return new Measurement(target.name(), Scenario.FLOOR, Map.of(), null, "no raw round-trip probe");
         }
         Runnable p = probe.get();
-        for (int i = 0; i < settings.warmup(); i++) {
+        long warmEnd = System.nanoTime() + WARMUP_LIMIT_NANOS;
+        for (int i = 0; i < settings.warmup() && System.nanoTime() - warmEnd < 0; i++) {
             p.run();
         }
         long[] nanos = new long[settings.iterations()];
@@ -133,6 +134,13 @@ public final class Comparison {
         Map<String, Double> v = latencies(nanos);
         return new Measurement(target.name(), Scenario.FLOOR, v, samples(nanos), null);
     }
+
+    /**
+     * Longest warm-up per target and scenario: {@link ComparisonSettings#warmup()} iterations or
+     * this long, whichever ends first (slow backends reach their steady state in fewer iterations,
+     * and their figures are large against the JIT's share).
+     */
+    private static final long WARMUP_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     /** Uncontended operations and floor probes alternate in blocks of this many. */
     private static final int INTERLEAVE_BLOCK = 50;
@@ -147,7 +155,8 @@ public final class Comparison {
         String name = lockName(target, "uncontended");
         Optional<Runnable> probe = target.floorProbe();
         try (LockClient client = target.clients().get()) {
-            for (int i = 0; i < settings.warmup(); i++) {
+            long warmEnd = System.nanoTime() + WARMUP_LIMIT_NANOS;
+            for (int i = 0; i < settings.warmup() && System.nanoTime() - warmEnd < 0; i++) {
                 client.acquire(name, Duration.ZERO).orElseThrow().release();
                 probe.ifPresent(Runnable::run);
                 target.extraFloors().values().forEach(Runnable::run);

@@ -9,7 +9,10 @@ import java.util.Set;
  * Parameters of a comparison run, the same for every target.
  *
  * @param scenarios which scenarios to run
- * @param warmup uncontended iterations before measuring
+ * @param warmup uncontended iterations (and floor probes) before measuring, each target in turn,
+ *     for at most 3 s: enough for the JIT to compile the measured path (C2 compiles a method after
+ *     some thousands of calls), so that every target, ours and peers, is measured in its steady
+ *     state, whatever ran before it in the same JVM
  * @param iterations measured uncontended iterations (and floor probes)
  * @param contendedClients K, the number of independent clients on one lock
  * @param contendedDuration how long the contended scenario runs
@@ -65,7 +68,7 @@ public record ComparisonSettings(
     public static ComparisonSettings defaults() {
         return new ComparisonSettings(
                 EnumSet.allOf(Scenario.class),
-                200,
+                10_000,
                 2_000,
                 8,
                 Duration.ofSeconds(4),
@@ -134,6 +137,23 @@ public record ComparisonSettings(
                 iterations,
                 contendedClients,
                 d,
+                handoffRounds,
+                handoffMaxDuration,
+                manyWaiters,
+                holdBeforeRelease,
+                distinctNames,
+                renewalHold,
+                renewalLocks);
+    }
+
+    /** Uncontended iterations (and floor probes) run before measuring, so that measured code is JIT-compiled. */
+    public ComparisonSettings withWarmup(int n) {
+        return new ComparisonSettings(
+                scenarios,
+                n,
+                iterations,
+                contendedClients,
+                contendedDuration,
                 handoffRounds,
                 handoffMaxDuration,
                 manyWaiters,
