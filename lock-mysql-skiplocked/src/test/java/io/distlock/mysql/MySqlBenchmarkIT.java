@@ -93,6 +93,7 @@ class MySqlBenchmarkIT {
         out.put("claim_batch", BATCH);
         out.put("claim_stock_rows", STOCK_ROWS);
         out.put("claim_work_ms_per_batch", WORK_MILLIS);
+        out.put("cpus", Runtime.getRuntime().availableProcessors());
         out.put("load_average_at_start", loadAverage());
         try (MySqlLockProvider p = fixture.newMySqlClient(
                 LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build())) {
@@ -107,12 +108,14 @@ class MySqlBenchmarkIT {
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
             Map<String, List<Double>> clientCpu = new LinkedHashMap<>();
             Map<String, List<Double>> serverCpu = new LinkedHashMap<>();
+            Map<String, List<Double>> cores = new LinkedHashMap<>();
             for (int r = 0; r < CLAIM_ROUNDS; r++) {
                 for (String mode : modes) {
                     ClaimRun run = claimThroughput(p, mode);
                     rounds.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.rowsPerSecond());
                     clientCpu.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.clientCpuMicrosPerBatch());
                     serverCpu.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.serverCpuMicrosPerBatch());
+                    cores.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.coresUsed());
                 }
             }
             for (String mode : modes) {
@@ -120,6 +123,9 @@ class MySqlBenchmarkIT {
                 out.put("claim_rows_per_s_" + mode + "_median", median(rounds.get(mode)));
                 out.put("claim_client_cpu_us_per_batch_" + mode + "_median", median(clientCpu.get(mode)));
                 out.put("claim_server_cpu_us_per_batch_" + mode + "_median", median(serverCpu.get(mode)));
+                // CPU seconds of this JVM and the server per second of the run: near the machine's
+                // cores (or what other load leaves of them) means the run was CPU-bound
+                out.put("claim_cores_used_" + mode + "_median", median(cores.get(mode)));
             }
             double skip = median(rounds.get("skip_locked"));
             out.put("claim_skip_locked_x_for_update", ratio(skip, median(rounds.get("for_update"))));
@@ -202,7 +208,8 @@ class MySqlBenchmarkIT {
     }
 
     /** One claiming run: rows per second, and CPU per allocated batch of this JVM and of the server. */
-    private record ClaimRun(double rowsPerSecond, double clientCpuMicrosPerBatch, double serverCpuMicrosPerBatch) {}
+    private record ClaimRun(
+            double rowsPerSecond, double clientCpuMicrosPerBatch, double serverCpuMicrosPerBatch, double coresUsed) {}
 
     private static double median(List<Double> values) {
         List<Double> sorted = new ArrayList<>(values);
@@ -455,7 +462,8 @@ class MySqlBenchmarkIT {
         return new ClaimRun(
                 Math.round(allocated.get() / seconds * 10) / 10.0,
                 Math.round(client / 1000.0 / b),
-                server0 < 0 ? Double.NaN : Math.round(server / 1000.0 / b));
+                server0 < 0 ? Double.NaN : Math.round(server / 1000.0 / b),
+                server0 < 0 ? Double.NaN : Math.round((client + server) / 1e9 / seconds * 100) / 100.0);
     }
 
     /** Tells the benchmark this worker is connected, then waits for the start. */
