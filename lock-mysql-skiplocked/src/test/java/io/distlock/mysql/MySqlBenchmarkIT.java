@@ -20,12 +20,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,6 +93,8 @@ class MySqlBenchmarkIT {
         out.put("claim_batch", BATCH);
         out.put("claim_stock_rows", STOCK_ROWS);
         out.put("claim_work_ms_per_batch", WORK_MILLIS);
+        out.put("cpus", Runtime.getRuntime().availableProcessors());
+        out.put("load_average_at_start", loadAverage());
         try (MySqlLockProvider p = fixture.newMySqlClient(
                 LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build())) {
             out.put("select1_p50_us", select1P50Micros());
@@ -100,20 +104,34 @@ class MySqlBenchmarkIT {
             out.put("handoff_jittered_polling_p50_us", handOffP50Micros(p, true));
             // The three variants alternate, round after round, so that they share the machine's load.
             String[] modes = {"skip_locked", "for_update", "redis_setnx_1s_sleep_retry"};
+            warmPool(p);
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
+            Map<String, List<Double>> clientCpu = new LinkedHashMap<>();
+            Map<String, List<Double>> serverCpu = new LinkedHashMap<>();
+            Map<String, List<Double>> cores = new LinkedHashMap<>();
             for (int r = 0; r < CLAIM_ROUNDS; r++) {
                 for (String mode : modes) {
-                    rounds.computeIfAbsent(mode, m -> new ArrayList<>()).add(claimThroughput(p, mode));
+                    ClaimRun run = claimThroughput(p, mode);
+                    rounds.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.rowsPerSecond());
+                    clientCpu.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.clientCpuMicrosPerBatch());
+                    serverCpu.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.serverCpuMicrosPerBatch());
+                    cores.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.coresUsed());
                 }
             }
             for (String mode : modes) {
                 out.put("claim_rows_per_s_" + mode + "_rounds", rounds.get(mode));
                 out.put("claim_rows_per_s_" + mode + "_median", median(rounds.get(mode)));
+                out.put("claim_client_cpu_us_per_batch_" + mode + "_median", median(clientCpu.get(mode)));
+                out.put("claim_server_cpu_us_per_batch_" + mode + "_median", median(serverCpu.get(mode)));
+                // CPU seconds of this JVM and the server per second of the run: near the machine's
+                // cores (or what other load leaves of them) means the run was CPU-bound
+                out.put("claim_cores_used_" + mode + "_median", median(cores.get(mode)));
             }
             double skip = median(rounds.get("skip_locked"));
             out.put("claim_skip_locked_x_for_update", ratio(skip, median(rounds.get("for_update"))));
             out.put("claim_skip_locked_x_sleep_retry", ratio(skip, median(rounds.get("redis_setnx_1s_sleep_retry"))));
         }
+        out.put("load_average_at_end", loadAverage());
         StringBuilder json = new StringBuilder("{\n");
         int i = 0;
         for (Map.Entry<String, Object> e : out.entrySet()) {
@@ -130,6 +148,68 @@ class MySqlBenchmarkIT {
         assertThat((Double) out.get("claim_rows_per_s_redis_setnx_1s_sleep_retry_median"))
                 .isPositive();
     }
+
+    /** The first three fields of {@code /proc/loadavg} (1, 5, 15 minutes), or "?" where there is none. */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /** CPU time of this JVM so far, in nanoseconds. */
+    private static long clientCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** CPU time of the MariaDB server process so far, in nanoseconds (-1 if the OS does not say). */
+    private static long serverCpuNanos() {
+        return ProcessHandle.of(fixture.db().pid())
+                .flatMap(h -> h.info().totalCpuDuration())
+                .map(Duration::toNanos)
+                .orElse(-1L);
+    }
+
+    /**
+     * Opens {@value #WORKERS} connections in the provider's pool before the first claiming run, so
+     * that no run counts connection set-up (the other variants open theirs before the clock too).
+     */
+    private static void warmPool(MySqlLockProvider p) throws Exception {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS bench_warm (id INT PRIMARY KEY)");
+        }
+        CountDownLatch all = new CountDownLatch(WORKERS);
+        ExecutorService ex = Executors.newFixedThreadPool(WORKERS);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int w = 0; w < WORKERS; w++) {
+                fs.add(ex.submit(() -> p.claimRows("bench_warm", "id", Map.of(), 1, (c, ids) -> {
+                    all.countDown();
+                    try {
+                        // hold this connection until every worker holds one: WORKERS connections at once
+                        return all.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                })));
+            }
+            for (Future<?> f : fs) {
+                assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(true);
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
+    /** One claiming run: rows per second, and CPU per allocated batch of this JVM and of the server. */
+    private record ClaimRun(
+            double rowsPerSecond, double clientCpuMicrosPerBatch, double serverCpuMicrosPerBatch, double coresUsed) {}
 
     private static double median(List<Double> values) {
         List<Double> sorted = new ArrayList<>(values);
@@ -313,54 +393,85 @@ class MySqlBenchmarkIT {
 
     /**
      * Rows allocated per second by {@value #WORKERS} workers, from a fresh {@value #STOCK_ROWS}-row
-     * table until it is empty or {@link #CLAIM_SCENARIO} has passed. Every row must be allocated
-     * exactly once (checked against the table).
+     * table until it is empty or {@link #CLAIM_SCENARIO} has passed, and the CPU this JVM and the
+     * server spent per allocated batch meanwhile. Every worker opens its connections first; the clock
+     * starts when all have. Every row must be allocated exactly once (checked against the table).
      */
-    private static double claimThroughput(MySqlLockProvider p, String mode) throws Exception {
+    private static ClaimRun claimThroughput(MySqlLockProvider p, String mode) throws Exception {
         resetStock();
         AtomicInteger allocated = new AtomicInteger();
-        long end = System.nanoTime() + CLAIM_SCENARIO.toNanos();
+        AtomicInteger batches = new AtomicInteger();
+        AtomicLong end = new AtomicLong();
+        CountDownLatch ready = new CountDownLatch(WORKERS);
+        CountDownLatch go = new CountDownLatch(1);
         ExecutorService ex = Executors.newFixedThreadPool(WORKERS);
         List<Future<?>> futures = new ArrayList<>();
-        long start = System.nanoTime();
         for (int w = 0; w < WORKERS; w++) {
             futures.add(ex.submit(() -> {
                 switch (mode) {
                     case "skip_locked":
-                        while (System.nanoTime() - end < 0) {
+                        // the provider's pool already holds WORKERS open connections (warmPool)
+                        await(ready, go);
+                        while (System.nanoTime() - end.get() < 0) {
                             int n = p.claimRows(
                                     "bench_stock", "id", Map.of("status", "FREE"), BATCH, MySqlBenchmarkIT::allocate);
                             if (n == 0) {
                                 break; // no free row is left unlocked: the others are allocating the last ones
                             }
                             allocated.addAndGet(n);
+                            batches.incrementAndGet();
                         }
                         break;
                     case "for_update":
                         try (Connection c = workerConnection()) {
-                            while (System.nanoTime() - end < 0) {
+                            await(ready, go);
+                            while (System.nanoTime() - end.get() < 0) {
                                 int n = allocate(c, selectFree(c, " FOR UPDATE"));
                                 c.commit();
                                 if (n == 0) {
                                     break;
                                 }
                                 allocated.addAndGet(n);
+                                batches.incrementAndGet();
                             }
                         }
                         break;
                     default:
-                        sleepRetryWorker(allocated, end);
+                        sleepRetryWorker(allocated, batches, end, ready, go);
                 }
                 return null;
             }));
         }
+        assertThat(ready.await(60, TimeUnit.SECONDS))
+                .as("workers connected (%s)", mode)
+                .isTrue();
+        long client0 = clientCpuNanos();
+        long server0 = serverCpuNanos();
+        long start = System.nanoTime();
+        end.set(start + CLAIM_SCENARIO.toNanos());
+        go.countDown();
         for (Future<?> f : futures) {
             f.get(CLAIM_SCENARIO.toSeconds() + 60, TimeUnit.SECONDS);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        long client = clientCpuNanos() - client0;
+        long server = serverCpuNanos() - server0;
         ex.shutdown();
         assertThat(allocatedRows()).as("rows allocated (%s), each once", mode).isEqualTo(allocated.get());
-        return Math.round(allocated.get() / seconds * 10) / 10.0;
+        int b = Math.max(1, batches.get());
+        return new ClaimRun(
+                Math.round(allocated.get() / seconds * 10) / 10.0,
+                Math.round(client / 1000.0 / b),
+                server0 < 0 ? Double.NaN : Math.round(server / 1000.0 / b),
+                server0 < 0 ? Double.NaN : Math.round((client + server) / 1e9 / seconds * 100) / 100.0);
+    }
+
+    /** Tells the benchmark this worker is connected, then waits for the start. */
+    private static void await(CountDownLatch ready, CountDownLatch go) throws InterruptedException {
+        ready.countDown();
+        if (!go.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("claiming run did not start");
+        }
     }
 
     /**
@@ -369,11 +480,15 @@ class MySqlBenchmarkIT {
      * holder reads the next free batch with a plain read (the Redis lock is the exclusion), processes
      * it and commits, each worker on its own Redis and database connection like separate processes.
      */
-    private static void sleepRetryWorker(AtomicInteger allocated, long end) throws Exception {
+    private static void sleepRetryWorker(
+            AtomicInteger allocated, AtomicInteger batches, AtomicLong end, CountDownLatch ready, CountDownLatch go)
+            throws Exception {
         String owner = UUID.randomUUID().toString();
         try (Jedis jedis = new Jedis(redis.host(), redis.port());
                 Connection c = workerConnection()) {
-            while (System.nanoTime() - end < 0) {
+            jedis.ping(); // connected before the clock starts, like the database connection
+            await(ready, go);
+            while (System.nanoTime() - end.get() < 0) {
                 if (!"OK"
                         .equals(jedis.set(
                                 "stock-lock", owner, SetParams.setParams().nx().px(30_000)))) {
@@ -391,6 +506,7 @@ class MySqlBenchmarkIT {
                     return;
                 }
                 allocated.addAndGet(n);
+                batches.incrementAndGet();
             }
         }
     }
