@@ -61,6 +61,9 @@ final class EtcdContender implements Contender, Session.Listener {
     private long changes;
 
     private Session session;
+    /** Our key's slot in {@link #session} (0: none); given back once the key is known deleted. */
+    private long ourSlot;
+
     private volatile ByteSequence ourKey;
     private volatile long ourRevision;
     private volatile ByteSequence predecessor;
@@ -137,7 +140,8 @@ final class EtcdContender implements Contender, Session.Listener {
                 session = s;
                 ownKeyDeleted = false;
                 sessionDeath = null;
-                setOurs(EtcdDriver.bytes(driver.newKey(lockName, s)), 0);
+                ourSlot = s.takeSlot();
+                setOurs(EtcdDriver.bytes(driver.key(lockName, s, ourSlot)), 0);
                 driver.register(this);
                 s.listen(this);
             }
@@ -260,7 +264,7 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     private Held hold(Session s) {
-        Held h = new Held(s, ourKey, ourRevision);
+        Held h = new Held(s, ourKey, ourSlot, ourRevision);
         held = h;
         if (!s.alive()) {
             ctx.reportLost("session lease lost: " + s.deathReason(), null);
@@ -676,6 +680,8 @@ final class EtcdContender implements Contender, Session.Listener {
             return;
         }
         setOurs(null, 0);
+        long slot = ourSlot;
+        ourSlot = 0;
         if (driver.closed() && s != null && !s.alive()) {
             return; // the provider revoked (or crashed with) the lease
         }
@@ -687,6 +693,9 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         try {
             driver.deleteKey(key, s, lockName, "delete of our key");
+            if (s != null && slot != 0) {
+                s.freeSlot(slot); // the key is gone: a later attempt may use its name
+            }
         } catch (BackendUnavailableException e) {
             if (s == null || s.alive()) {
                 throw e;
@@ -699,12 +708,14 @@ final class EtcdContender implements Contender, Session.Listener {
     private final class Held implements HeldLock {
         private final Session session;
         private final ByteSequence key;
+        private final long slot;
         private final long revision;
         volatile boolean released;
 
-        Held(Session session, ByteSequence key, long revision) {
+        Held(Session session, ByteSequence key, long slot, long revision) {
             this.session = session;
             this.key = key;
+            this.slot = slot;
             this.revision = revision;
         }
 
@@ -731,7 +742,9 @@ final class EtcdContender implements Contender, Session.Listener {
                 // revoking our own lease deletes our key (and nothing else): one round trip
                 return session.alive() && driver.revokeLockLease(session, lockName, "release");
             }
-            return driver.deleteKey(key, session, lockName, "release") > 0;
+            boolean deleted = driver.deleteKey(key, session, lockName, "release") > 0;
+            session.freeSlot(slot); // the key is gone: a later attempt may use its name
+            return deleted;
         }
     }
 }

@@ -28,7 +28,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +61,6 @@ public final class EtcdDriver implements LockDriver {
     private final long keepaliveIntervalNanos;
     private final long ttlSeconds;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final AtomicLong attempts = new AtomicLong();
     private final Set<EtcdContender> contenders = ConcurrentHashMap.newKeySet();
     private final boolean perLockLease;
     private final Set<Session> lockLeases = ConcurrentHashMap.newKeySet();
@@ -152,8 +150,9 @@ public final class EtcdDriver implements LockDriver {
         return etcdOptions.keyPrefix() + LockNames.encode(lockName) + "/";
     }
 
-    String newKey(String lockName, Session s) {
-        return lockPrefix(lockName) + s.leaseHex + "-" + Long.toHexString(attempts.incrementAndGet());
+    /** The key of an attempt that holds {@code slot} of session {@code s} ({@link Session#takeSlot()}). */
+    String key(String lockName, Session s, long slot) {
+        return lockPrefix(lockName) + s.leaseHex + "-" + Long.toHexString(slot);
     }
 
     void register(EtcdContender c) {
