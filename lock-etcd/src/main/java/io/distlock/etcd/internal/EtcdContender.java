@@ -55,6 +55,7 @@ final class EtcdContender implements Contender, Session.Listener {
     private final EtcdDriver driver;
     private final AcquireContext ctx;
     private final String lockName;
+    private final String lockPrefixString;
     private final ByteSequence lockPrefix;
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
@@ -95,7 +96,8 @@ final class EtcdContender implements Contender, Session.Listener {
         this.driver = driver;
         this.ctx = ctx;
         this.lockName = ctx.lockName();
-        this.lockPrefix = EtcdDriver.bytes(driver.lockPrefix(lockName));
+        this.lockPrefixString = driver.lockPrefix(lockName);
+        this.lockPrefix = EtcdDriver.bytes(lockPrefixString);
     }
 
     @Override
@@ -141,7 +143,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 ownKeyDeleted = false;
                 sessionDeath = null;
                 ourSlot = s.takeSlot();
-                setOurs(EtcdDriver.bytes(driver.key(lockName, s, ourSlot)), 0);
+                setOurs(EtcdDriver.bytes(driver.key(lockPrefixString, s, ourSlot)), 0);
                 driver.register(this);
                 s.listen(this);
             }
@@ -171,10 +173,11 @@ final class EtcdContender implements Contender, Session.Listener {
             if (owner.getKvs().isEmpty()) {
                 continue; // cannot happen (our key is there); read again
             }
-            checkNotForeign(owner.getKvs().get(0).getKey());
-            if (owner.getKvs().get(0).getKey().equals(ourKey)) {
-                return Optional.of(hold(s));
+            ByteSequence oldest = owner.getKvs().get(0).getKey();
+            if (oldest.equals(ourKey)) {
+                return Optional.of(hold(s)); // our own key: no need to check its form
             }
+            checkNotForeign(oldest);
             if (created) {
                 List<KeyValue> newest = gets.get(1).getKvs();
                 if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
@@ -325,13 +328,13 @@ final class EtcdContender implements Contender, Session.Listener {
 
     /**
      * The oldest key under the lock's prefix decides who holds the lock. A key there that no
-     * distlock client made ({@code <lease hex>-<attempt hex>}) was written by someone else (another
+     * distlock client made ({@code <lease hex>-<slot hex>}) was written by someone else (another
      * application sharing the key prefix, or a hand edit): it would block the lock forever, or, if
      * it stood for a holder of some other protocol, make two holders. Fail clearly instead.
      */
     private void checkNotForeign(ByteSequence key) {
         String k = key.toString(java.nio.charset.StandardCharsets.UTF_8);
-        String prefix = lockPrefix.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String prefix = lockPrefixString;
         if (!k.startsWith(prefix)
                 || !OUR_KEY.matcher(k.substring(prefix.length())).matches()) {
             // the engine abandons this contender, which deletes our own key
