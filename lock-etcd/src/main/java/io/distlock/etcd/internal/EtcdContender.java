@@ -55,12 +55,16 @@ final class EtcdContender implements Contender, Session.Listener {
     private final EtcdDriver driver;
     private final AcquireContext ctx;
     private final String lockName;
+    private final String lockPrefixString;
     private final ByteSequence lockPrefix;
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
     private long changes;
 
     private Session session;
+    /** Our key's slot in {@link #session} (0: none); given back once the key is known deleted. */
+    private long ourSlot;
+
     private volatile ByteSequence ourKey;
     private volatile long ourRevision;
     private volatile ByteSequence predecessor;
@@ -92,7 +96,8 @@ final class EtcdContender implements Contender, Session.Listener {
         this.driver = driver;
         this.ctx = ctx;
         this.lockName = ctx.lockName();
-        this.lockPrefix = EtcdDriver.bytes(driver.lockPrefix(lockName));
+        this.lockPrefixString = driver.lockPrefix(lockName);
+        this.lockPrefix = EtcdDriver.bytes(lockPrefixString);
     }
 
     @Override
@@ -137,7 +142,8 @@ final class EtcdContender implements Contender, Session.Listener {
                 session = s;
                 ownKeyDeleted = false;
                 sessionDeath = null;
-                setOurs(EtcdDriver.bytes(driver.newKey(lockName, s)), 0);
+                ourSlot = s.takeSlot();
+                setOurs(EtcdDriver.bytes(driver.key(lockPrefixString, s, ourSlot)), 0);
                 driver.register(this);
                 s.listen(this);
             }
@@ -167,10 +173,11 @@ final class EtcdContender implements Contender, Session.Listener {
             if (owner.getKvs().isEmpty()) {
                 continue; // cannot happen (our key is there); read again
             }
-            checkNotForeign(owner.getKvs().get(0).getKey());
-            if (owner.getKvs().get(0).getKey().equals(ourKey)) {
-                return Optional.of(hold(s));
+            ByteSequence oldest = owner.getKvs().get(0).getKey();
+            if (oldest.equals(ourKey)) {
+                return Optional.of(hold(s)); // our own key: no need to check its form
             }
+            checkNotForeign(oldest);
             if (created) {
                 List<KeyValue> newest = gets.get(1).getKvs();
                 if (newest.size() == 2 && newest.get(0).getKey().equals(ourKey)) {
@@ -260,7 +267,7 @@ final class EtcdContender implements Contender, Session.Listener {
     }
 
     private Held hold(Session s) {
-        Held h = new Held(s, ourKey, ourRevision);
+        Held h = new Held(s, ourKey, ourSlot, ourRevision);
         held = h;
         if (!s.alive()) {
             ctx.reportLost("session lease lost: " + s.deathReason(), null);
@@ -321,13 +328,13 @@ final class EtcdContender implements Contender, Session.Listener {
 
     /**
      * The oldest key under the lock's prefix decides who holds the lock. A key there that no
-     * distlock client made ({@code <lease hex>-<attempt hex>}) was written by someone else (another
+     * distlock client made ({@code <lease hex>-<slot hex>}) was written by someone else (another
      * application sharing the key prefix, or a hand edit): it would block the lock forever, or, if
      * it stood for a holder of some other protocol, make two holders. Fail clearly instead.
      */
     private void checkNotForeign(ByteSequence key) {
         String k = key.toString(java.nio.charset.StandardCharsets.UTF_8);
-        String prefix = lockPrefix.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String prefix = lockPrefixString;
         if (!k.startsWith(prefix)
                 || !OUR_KEY.matcher(k.substring(prefix.length())).matches()) {
             // the engine abandons this contender, which deletes our own key
@@ -676,6 +683,8 @@ final class EtcdContender implements Contender, Session.Listener {
             return;
         }
         setOurs(null, 0);
+        long slot = ourSlot;
+        ourSlot = 0;
         if (driver.closed() && s != null && !s.alive()) {
             return; // the provider revoked (or crashed with) the lease
         }
@@ -687,6 +696,9 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         try {
             driver.deleteKey(key, s, lockName, "delete of our key");
+            if (s != null && slot != 0) {
+                s.freeSlot(slot); // the key is gone: a later attempt may use its name
+            }
         } catch (BackendUnavailableException e) {
             if (s == null || s.alive()) {
                 throw e;
@@ -699,12 +711,14 @@ final class EtcdContender implements Contender, Session.Listener {
     private final class Held implements HeldLock {
         private final Session session;
         private final ByteSequence key;
+        private final long slot;
         private final long revision;
         volatile boolean released;
 
-        Held(Session session, ByteSequence key, long revision) {
+        Held(Session session, ByteSequence key, long slot, long revision) {
             this.session = session;
             this.key = key;
+            this.slot = slot;
             this.revision = revision;
         }
 
@@ -731,7 +745,9 @@ final class EtcdContender implements Contender, Session.Listener {
                 // revoking our own lease deletes our key (and nothing else): one round trip
                 return session.alive() && driver.revokeLockLease(session, lockName, "release");
             }
-            return driver.deleteKey(key, session, lockName, "release") > 0;
+            boolean deleted = driver.deleteKey(key, session, lockName, "release") > 0;
+            session.freeSlot(slot); // the key is gone: a later attempt may use its name
+            return deleted;
         }
     }
 }

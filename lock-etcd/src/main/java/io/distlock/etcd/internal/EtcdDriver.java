@@ -28,14 +28,14 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The etcd driver: one session lease per provider, kept alive by one thread ({@code
  * distlock-etcd-session-N}); each acquisition attempt owns one key {@code
- * <prefix><encoded name>/<lease hex>-<attempt hex>} attached to that lease. Internal: use {@code
+ * <prefix><encoded name>/<lease hex>-<slot hex>} attached to that lease (a slot is reused once the
+ * key of the attempt that had it is deleted, see {@link Session#takeSlot()}). Internal: use {@code
  * io.distlock.etcd.EtcdLockProvider}.
  */
 public final class EtcdDriver implements LockDriver {
@@ -62,7 +62,6 @@ public final class EtcdDriver implements LockDriver {
     private final long keepaliveIntervalNanos;
     private final long ttlSeconds;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final AtomicLong attempts = new AtomicLong();
     private final Set<EtcdContender> contenders = ConcurrentHashMap.newKeySet();
     private final boolean perLockLease;
     private final Set<Session> lockLeases = ConcurrentHashMap.newKeySet();
@@ -152,8 +151,12 @@ public final class EtcdDriver implements LockDriver {
         return etcdOptions.keyPrefix() + LockNames.encode(lockName) + "/";
     }
 
-    String newKey(String lockName, Session s) {
-        return lockPrefix(lockName) + s.leaseHex + "-" + Long.toHexString(attempts.incrementAndGet());
+    /**
+     * The key of an attempt that holds {@code slot} of session {@code s} ({@link
+     * Session#takeSlot()}), under {@code lockPrefix} ({@link #lockPrefix(String)}).
+     */
+    String key(String lockPrefix, Session s, long slot) {
+        return lockPrefix + s.leaseHex + "-" + Long.toHexString(slot);
     }
 
     void register(EtcdContender c) {
@@ -377,8 +380,9 @@ public final class EtcdDriver implements LockDriver {
      * left on a live session lease is kept alive by the keepalive and would block its lock for as
      * long as the provider lives. The background delete is retried, with pauses from 100 ms
      * doubling to 2 s, until it succeeds, the session {@code s} dies (the key goes with its lease)
-     * or the provider closes (it revokes the lease). Keys are unique per acquisition attempt, so a
-     * late delete never touches a later attempt's key.
+     * or the provider closes (it revokes the lease). The key's slot is not given back while its
+     * delete is unanswered (the caller frees it only when this returns), so a late delete never
+     * touches a later attempt's key.
      *
      * @param s the session the key hangs on; null if unknown (then nothing is retried)
      */

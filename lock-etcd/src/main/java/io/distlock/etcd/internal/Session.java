@@ -1,5 +1,6 @@
 package io.distlock.etcd.internal;
 
+import java.util.BitSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -23,11 +24,40 @@ final class Session {
     private volatile String deathReason;
     volatile ScheduledFuture<?> keepalive;
     volatile boolean keepaliveInFlight;
+    /** Key slots in use by attempts on this lease; see {@link #takeSlot()}. */
+    private final BitSet slots = new BitSet(); // guarded by itself
 
     Session(long leaseId, long validUntil) {
         this.leaseId = leaseId;
         this.leaseHex = Long.toHexString(leaseId);
         this.validUntil = validUntil;
+    }
+
+    /**
+     * The lowest key slot no attempt on this lease uses: an attempt's key is {@code <lease
+     * hex>-<slot hex>}, so a lock acquired and released over and over by one thread reuses one
+     * key name instead of leaving a new deleted key behind each time. (etcd keeps a deleted key in
+     * its index until the next compaction, and every range read of the lock's prefix, which each
+     * acquisition makes, walks all of them: with a new name per attempt an uncontended
+     * acquisition got slower with every one before it.)
+     */
+    long takeSlot() {
+        synchronized (slots) {
+            int i = slots.nextClearBit(1);
+            slots.set(i);
+            return i;
+        }
+    }
+
+    /**
+     * Returns a slot once its key is known to be gone from the server (our delete was answered),
+     * never earlier: a later attempt with the same slot must not find (and adopt) the key of an
+     * earlier one.
+     */
+    void freeSlot(long slot) {
+        synchronized (slots) {
+            slots.clear((int) slot);
+        }
     }
 
     long validUntil() {
