@@ -12,7 +12,8 @@ import java.util.Set;
  * @param warmup uncontended iterations (and floor probes) before measuring, each target in turn,
  *     for at most 3 s: enough for the JIT to compile the measured path (C2 compiles a method after
  *     some thousands of calls), so that every target, ours and peers, is measured in its steady
- *     state, whatever ran before it in the same JVM
+ *     state, whatever ran before it in the same JVM; when not 0, the contended clients also contend
+ *     unmeasured for a quarter of {@code contendedDuration} (at most 1 s) before the measured window
  * @param iterations measured uncontended iterations (and floor probes)
  * @param contendedClients K, the number of independent clients on one lock
  * @param contendedDuration how long the contended scenario runs

@@ -87,6 +87,42 @@ class ComparisonTest {
     }
 
     @Test
+    void run_lockBrokenOnlyDuringTheContendedWarmUp_lostUpdatesStillReported() {
+        // excludes nobody for its first 300 ms of use, then is a real mutex: every overlap falls in
+        // the unmeasured warm-up (a quarter of 1.6 s), and must still be reported
+        long[] firstUse = {0};
+        java.util.concurrent.locks.ReentrantLock mutex = new java.util.concurrent.locks.ReentrantLock();
+        ComparisonTarget target = ComparisonTarget.of("broken-early", "none", () -> new LockClient() {
+                    @Override
+                    public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
+                        synchronized (firstUse) {
+                            if (firstUse[0] == 0) {
+                                firstUse[0] = System.nanoTime();
+                            }
+                            if (System.nanoTime() - firstUse[0] < 300_000_000L) {
+                                return Optional.of(() -> {});
+                            }
+                        }
+                        if (!mutex.tryLock(maxWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                            return Optional.empty();
+                        }
+                        return Optional.of(mutex::unlock);
+                    }
+
+                    @Override
+                    public void close() {}
+                })
+                .asPeer();
+        ComparisonSettings settings = ComparisonSettings.quick()
+                .withScenarios(EnumSet.of(Scenario.CONTENDED))
+                .withContendedDuration(Duration.ofMillis(1600));
+
+        ComparisonResult r = Comparison.of(settings).target(target).run();
+
+        assertThat(r.value("broken-early", Scenario.CONTENDED, "lost_updates")).isPositive();
+    }
+
+    @Test
     void reports_containEveryTargetChartAndValidJsonShape() {
         ComparisonSettings settings = ComparisonSettings.quick()
                 .withScenarios(EnumSet.of(Scenario.FLOOR, Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.HANDOFF_1))
