@@ -44,6 +44,25 @@ final class Node implements AutoCloseable {
 
     private final Lane io;
     private final Lane releases;
+    /** Direct connections ({@code null} with TLS): idle ones, the one given back last first. */
+    private final java.util.concurrent.ConcurrentLinkedDeque<DirectConnection> idleDirect;
+
+    private final java.util.concurrent.atomic.AtomicInteger directOpen =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean directOpening =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Every open direct connection (closed by {@link #close}, also those a round is using). */
+    private final java.util.Set<DirectConnection> allDirect = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private final int maxDirect;
+    private final HostAndPort hostAndPort;
+    private final redis.clients.jedis.JedisClientConfig clientConfig;
+    private volatile long directRetryAt;
+    /** Requests written by a round's own thread, and requests run by the I/O threads (tests read them). */
+    private final java.util.concurrent.atomic.LongAdder directSends = new java.util.concurrent.atomic.LongAdder();
+
+    private final java.util.concurrent.atomic.LongAdder ioSends = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder handOffs = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
@@ -92,9 +111,14 @@ final class Node implements AutoCloseable {
         if (options.database() != 0) {
             config.database(options.database());
         }
+        this.hostAndPort = hostAndPort;
+        this.clientConfig = config.build();
+        this.maxDirect = options.poolSize();
+        // TLS: the socket's byte count says nothing about decrypted data, so rounds use the I/O threads
+        this.idleDirect = options.tls() ? null : new java.util.concurrent.ConcurrentLinkedDeque<>();
         this.client = RedisClient.builder()
                 .hostAndPort(hostAndPort)
-                .clientConfig(config.build())
+                .clientConfig(clientConfig)
                 .poolConfig(pool)
                 .build();
         String prefix = threadPrefix + "-node" + index + "-";
@@ -160,6 +184,7 @@ final class Node implements AutoCloseable {
             if (send != null && !send.getAsBoolean()) {
                 throw new StaleRequestException();
             }
+            ioSends.increment();
             return call(c, script, keys, args);
         });
     }
@@ -173,6 +198,7 @@ final class Node implements AutoCloseable {
             Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send) {
         return submit(releases, c -> {
             send.getAsBoolean(); // a release is always sent: this only records when
+            ioSends.increment();
             return call(c, script, keys, args);
         });
     }
@@ -247,6 +273,217 @@ final class Node implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Sends {@code script} on an idle direct connection from the calling thread, completing {@code
+     * f} once {@link DirectRequest#poll} or {@link DirectRequest#handOff} read the reply. Returns
+     * null (nothing sent) if this node has no idle direct connection (TLS, none opened yet, all in
+     * use, closing) or the write failed: the caller then sends through the I/O threads. Opens
+     * another direct connection in the background when none is idle.
+     */
+    <T> DirectRequest<T> sendDirect(
+            Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
+        return sendDirect(script, keys, args, send, f, io);
+    }
+
+    /** Like {@link #sendDirect}, for a release: handed off to the release lane. */
+    <T> DirectRequest<T> sendReleaseDirect(
+            Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
+        return sendDirect(script, keys, args, send, f, releases);
+    }
+
+    private <T> DirectRequest<T> sendDirect(
+            Scripts.Script script,
+            List<String> keys,
+            List<String> args,
+            BooleanSupplier send,
+            CompletableFuture<T> f,
+            Lane lane) {
+        if (idleDirect == null || closing) {
+            return null;
+        }
+        DirectConnection c = idleDirect.pollFirst();
+        if (c == null) {
+            openDirectInBackground();
+            return null;
+        }
+        if (!send.getAsBoolean()) {
+            giveBack(c);
+            f.completeExceptionally(new StaleRequestException());
+            return new DirectRequest<>(null, script, keys, args, f, lane);
+        }
+        try {
+            c.send(script, keys, args);
+            directSends.increment();
+        } catch (RuntimeException e) {
+            dropDirect(c); // died while idle (node restart): the I/O threads send it on a new connection
+            return null;
+        }
+        return new DirectRequest<>(c, script, keys, args, f, lane);
+    }
+
+    private void openDirectInBackground() {
+        if (directOpen.get() >= maxDirect
+                || ticker.read() - directRetryAt < 0
+                || !directOpening.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            io.execute(() -> {
+                try {
+                    if (closing || directOpen.get() >= maxDirect) {
+                        return;
+                    }
+                    DirectConnection c = DirectConnection.open(hostAndPort, clientConfig);
+                    directOpen.incrementAndGet();
+                    allDirect.add(c);
+                    giveBack(c);
+                } catch (RuntimeException e) {
+                    // the rounds go through the I/O threads meanwhile; they report the node's errors
+                    directRetryAt = ticker.read() + SUSPECT_NANOS;
+                    log.debug("distlock.redlock.direct_connect_failed node={} error={}", address, Round.reason(e));
+                } finally {
+                    directOpening.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            directOpening.set(false);
+        }
+    }
+
+    private void giveBack(DirectConnection c) {
+        idleDirect.offerFirst(c);
+        if (closing && idleDirect.remove(c)) {
+            dropDirect(c);
+        }
+    }
+
+    private void dropDirect(DirectConnection c) {
+        if (allDirect.remove(c)) {
+            directOpen.decrementAndGet();
+        }
+        c.close();
+    }
+
+    /**
+     * A request written by the calling thread on a direct connection, its reply not read yet. The
+     * round's thread {@link #poll}s it; if the round's outcome needs the reply no sooner, it is
+     * {@link #handOff handed} to the node's I/O threads, which wait for it. Exactly one of them reads
+     * the reply and gives the connection back.
+     */
+    final class DirectRequest<T> {
+        private final DirectConnection connection;
+        private final Scripts.Script script;
+        private final List<String> keys;
+        private final List<String> args;
+        private final CompletableFuture<T> future;
+        private final Lane lane;
+
+        DirectRequest(
+                DirectConnection connection,
+                Scripts.Script script,
+                List<String> keys,
+                List<String> args,
+                CompletableFuture<T> future,
+                Lane lane) {
+            this.lane = lane;
+            this.connection = connection;
+            this.script = script;
+            this.keys = keys;
+            this.args = args;
+            this.future = future;
+        }
+
+        /** Reads the reply if it has arrived (without blocking otherwise); whether it did. */
+        boolean poll() {
+            if (connection == null) {
+                return true; // not sent (its round was over)
+            }
+            if (!connection.ready()) {
+                return false;
+            }
+            readReply();
+            return true;
+        }
+
+        /** Lets one of the node's I/O threads wait for the reply. */
+        void handOff() {
+            if (connection == null) {
+                return;
+            }
+            handOffs.increment();
+            try {
+                lane.execute(this::readReply);
+            } catch (RejectedExecutionException e) {
+                dropDirect(connection);
+                future.completeExceptionally(e);
+            }
+        }
+
+        private void readReply() {
+            Object reply;
+            try {
+                reply = connection.read();
+            } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                // a script error, e.g. NOSCRIPT after a restart: the connection is fine; the I/O
+                // threads' path runs it again with its EVAL fallback (every script is idempotent)
+                giveBack(connection);
+                retryOnIoThreads();
+                return;
+            } catch (RuntimeException e) {
+                dropDirect(connection);
+                if (!closing && isStaleConnection(e)) {
+                    retryOnIoThreads(); // died while idle (restart, reset): on a new connection
+                    return;
+                }
+                markSuspect();
+                failed(e);
+                future.completeExceptionally(e);
+                return;
+            }
+            if (connection.usable()) {
+                giveBack(connection);
+            } else {
+                dropDirect(connection);
+            }
+            warm = true;
+            suspect = false;
+            succeeded();
+            @SuppressWarnings("unchecked")
+            T t = (T) reply;
+            future.complete(t);
+        }
+
+        private void retryOnIoThreads() {
+            Node.this.<T>submit(lane, c -> call(c, script, keys, args)).whenComplete((v, e) -> {
+                if (e != null) {
+                    future.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+                } else {
+                    future.complete(v);
+                }
+            });
+        }
+    }
+
+    /** Requests written by a round's own thread on a direct connection so far. */
+    long directSends() {
+        return directSends.sum();
+    }
+
+    /** Requests sent by this node's I/O threads (no direct connection idle, TLS, retries) so far. */
+    long ioSends() {
+        return ioSends.sum();
+    }
+
+    /** Direct requests whose reply an I/O thread read (the round's thread stopped polling) so far. */
+    long handOffs() {
+        return handOffs.sum();
+    }
+
+    /** Open direct connections (idle or in use). */
+    int directConnections() {
+        return allDirect.size();
+    }
+
     /** Loads the scripts in the background and opens a connection, so the first round is fast. */
     void warmUp(List<Scripts.Script> scripts) {
         submit(io, c -> {
@@ -260,6 +497,8 @@ final class Node implements AutoCloseable {
                 .whenComplete((r, e) -> {
                     if (e != null) {
                         failed(e.getCause() != null ? e.getCause() : e);
+                    } else {
+                        openDirectInBackground();
                     }
                 });
     }
@@ -286,6 +525,12 @@ final class Node implements AutoCloseable {
         }
         io.shutdownNow();
         releases.shutdownNow();
+        if (idleDirect != null) {
+            idleDirect.clear();
+            for (DirectConnection c : List.copyOf(allDirect)) {
+                dropDirect(c); // also unblocks an I/O thread reading a reply on it
+            }
+        }
         try {
             client.close();
         } finally {

@@ -4,8 +4,10 @@ import io.distlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -43,6 +45,26 @@ final class Round<T> {
 
     private final Condition changed = lock.newCondition();
 
+    /**
+     * Per node: the request the calling thread wrote itself on a direct connection, its reply not
+     * read yet (null otherwise). Used only by the thread that started the round, until it hands
+     * them off.
+     */
+    private final Node.DirectRequest<?>[] direct;
+
+    private long startedAt;
+    /**
+     * How long the thread that started a round polls its direct requests' replies (yielding the
+     * CPU between polls) before it hands the outstanding ones to the nodes' I/O threads and blocks.
+     */
+    static final long PATIENCE_NANOS =
+            TimeUnit.MICROSECONDS.toNanos(Long.getLong("distlock.redlock.patienceMicros", 2000));
+    /**
+     * Once the outcome is decided, how long it still polls for the other direct replies (most
+     * arrive within microseconds) before handing them off.
+     */
+    static final long LINGER_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("distlock.redlock.lingerMicros", 50));
+
     private Round(List<Node> nodes, int quorum, Predicate<T> yes) {
         this.nodes = nodes;
         this.quorum = quorum;
@@ -52,6 +74,7 @@ final class Round<T> {
         this.errors = new Throwable[nodes.size()];
         this.sent = new java.util.concurrent.atomic.AtomicLongArray(nodes.size());
         this.state = new java.util.concurrent.atomic.AtomicIntegerArray(nodes.size());
+        this.direct = new Node.DirectRequest<?>[nodes.size()];
     }
 
     /** Asked by node {@code i}'s request right before it goes on the wire: may it go? */
@@ -117,6 +140,82 @@ final class Round<T> {
         return r;
     }
 
+    /** How a round's request to one node starts, directly from the calling thread or not. */
+    interface Start<T> {
+        /**
+         * Starts the request to {@code node}: {@code send} is asked right before it goes on the
+         * wire; a request written by the calling thread is passed to {@code direct}, for the round
+         * to poll its reply.
+         */
+        CompletableFuture<T> start(
+                Node node, java.util.function.BooleanSupplier send, Consumer<Node.DirectRequest<T>> direct);
+    }
+
+    /**
+     * Like {@link #startTimed}, for requests that the calling thread may write itself: {@link
+     * #awaitTimed} then polls their replies from the calling thread first.
+     */
+    static <T> Round<T> startDirect(Ticker ticker, List<Node> nodes, int quorum, Predicate<T> yes, Start<T> request) {
+        Round<T> r = new Round<>(nodes, quorum, yes);
+        r.startedAt = ticker.read();
+        for (Node n : nodes) {
+            int i = n.index();
+            CompletableFuture<T> f = request.start(n, () -> r.send(i), d -> r.direct[i] = d);
+            r.futures.add(f);
+            f.whenComplete((v, e) -> r.record(i, v, e));
+        }
+        return r;
+    }
+
+    /**
+     * Polls the replies of the direct requests until the outcome is decided (and then for {@link
+     * #LINGER_NANOS} more, or until every one arrived), the patience runs out or {@code until}
+     * passes; hands the rest to the nodes' I/O threads. Between polls the thread yields the CPU
+     * (the nodes' replies may need it: one machine runs both in tests and benchmarks).
+     */
+    private void pollDirect(Ticker ticker, long until) {
+        long PATIENCE_NANOS = Long.getLong("distlock.redlock.patienceMicros", 2000) * 1000;
+        long LINGER_NANOS = Long.getLong("distlock.redlock.lingerMicros", 50) * 1000;
+        long patience = Math.min(until, startedAt + PATIENCE_NANOS);
+        long decidedAt = 0;
+        boolean any = false;
+        while (true) {
+            int open = 0;
+            for (int i = 0; i < direct.length; i++) {
+                Node.DirectRequest<?> d = direct[i];
+                if (d != null) {
+                    any = true;
+                    if (d.poll()) {
+                        direct[i] = null;
+                    } else {
+                        open++;
+                    }
+                }
+            }
+            if (open == 0) {
+                return;
+            }
+            long now = ticker.read();
+            if (decidedAt == 0 && isDecided()) {
+                decidedAt = now | 1L;
+            }
+            if ((decidedAt != 0 && now - decidedAt >= LINGER_NANOS) || now - patience >= 0) {
+                break;
+            }
+            Thread.yield();
+        }
+        if (!any) {
+            return;
+        }
+        for (int i = 0; i < direct.length; i++) {
+            Node.DirectRequest<?> d = direct[i];
+            if (d != null) {
+                direct[i] = null;
+                d.handOff();
+            }
+        }
+    }
+
     private void record(int i, T value, Throwable error) {
         lock.lock();
         try {
@@ -171,6 +270,7 @@ final class Round<T> {
      */
     boolean awaitTimed(Ticker ticker, long firstDeadline, long nodeTimeoutNanos, long cap) {
         long deadline = Math.min(firstDeadline, cap);
+        pollDirect(ticker, deadline);
         dropAfter = firstDeadline;
         dropTicker = ticker;
         while (!awaitDecided(ticker, deadline)) {
