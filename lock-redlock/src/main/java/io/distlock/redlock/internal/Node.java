@@ -367,8 +367,9 @@ final class Node implements AutoCloseable {
     /**
      * A request written by the calling thread on a direct connection, its reply not read yet. The
      * round's thread {@link #poll}s it; if the round's outcome needs the reply no sooner, it is
-     * {@link #handOff handed} to the node's I/O threads, which wait for it. Exactly one of them reads
-     * the reply and gives the connection back.
+     * {@link #handOff handed} to the node's I/O threads, which wait for it (the round's thread may
+     * still poll it at its deadline). Exactly one of them reads the reply and gives the connection
+     * back.
      */
     final class DirectRequest<T> {
         private final DirectConnection connection;
@@ -377,6 +378,12 @@ final class Node implements AutoCloseable {
         private final List<String> args;
         private final CompletableFuture<T> future;
         private final Lane lane;
+        /**
+         * Set by whoever reads the reply: the round's thread polling, or, once handed off, the I/O
+         * thread; the round's thread may still take a handed-off reply that has arrived when the
+         * I/O thread has not run yet (a loaded machine), so an answer in time is not lost.
+         */
+        private final AtomicBoolean claimed = new AtomicBoolean();
 
         DirectRequest(
                 DirectConnection connection,
@@ -395,13 +402,15 @@ final class Node implements AutoCloseable {
 
         /** Reads the reply if it has arrived (without blocking otherwise); whether it did. */
         boolean poll() {
-            if (connection == null) {
-                return true; // not sent (its round was over)
+            if (connection == null || claimed.get()) {
+                return true; // not sent (its round was over), or read by an I/O thread
             }
             if (!connection.ready()) {
                 return false;
             }
-            readReply();
+            if (claimed.compareAndSet(false, true)) {
+                readReply();
+            }
             return true;
         }
 
@@ -412,10 +421,16 @@ final class Node implements AutoCloseable {
             }
             handOffs.increment();
             try {
-                lane.execute(this::readReply);
+                lane.execute(() -> {
+                    if (claimed.compareAndSet(false, true)) {
+                        readReply();
+                    }
+                });
             } catch (RejectedExecutionException e) {
-                dropDirect(connection);
-                future.completeExceptionally(e);
+                if (claimed.compareAndSet(false, true)) {
+                    dropDirect(connection);
+                    future.completeExceptionally(e);
+                }
             }
         }
 

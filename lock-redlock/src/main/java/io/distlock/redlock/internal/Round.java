@@ -52,6 +52,9 @@ final class Round<T> {
      */
     private final Node.DirectRequest<?>[] direct;
 
+    /** The direct requests handed to the nodes' I/O threads (polled once more at the deadline). */
+    private final List<Node.DirectRequest<?>> handedOff = new ArrayList<>(0);
+
     private long startedAt;
     /**
      * How long the thread that started a round polls its direct requests' replies (yielding the
@@ -184,6 +187,7 @@ final class Round<T> {
             Node.DirectRequest<?> d = direct[i];
             if (d != null) {
                 direct[i] = null;
+                handedOff.add(d);
                 d.handOff();
             }
         }
@@ -246,7 +250,7 @@ final class Round<T> {
         pollDirect(ticker, deadline);
         dropAfter = firstDeadline;
         dropTicker = ticker;
-        while (!awaitDecided(ticker, deadline)) {
+        while (!awaitDecided(ticker, deadline) && !pollHandedOff()) {
             long now = ticker.read();
             if (now - cap >= 0) {
                 break;
@@ -283,6 +287,21 @@ final class Round<T> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * At a deadline: reads the handed-off replies that have arrived but that no I/O thread has read
+     * yet (on a loaded machine the thread may not have run), so a node that answered in time is not
+     * counted as silent. Returns whether the outcome is decided now.
+     */
+    private boolean pollHandedOff() {
+        if (handedOff.isEmpty()) {
+            return false;
+        }
+        for (Node.DirectRequest<?> d : handedOff) {
+            d.poll();
+        }
+        return isDecided();
     }
 
     /** Whether the outcome is decided (a majority said yes, or one became impossible). */
