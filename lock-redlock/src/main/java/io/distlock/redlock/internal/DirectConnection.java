@@ -12,6 +12,7 @@ import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * A plain-TCP connection to one node that the calling thread writes to and reads from itself (no
@@ -52,8 +53,16 @@ final class DirectConnection implements AutoCloseable {
         }
     }
 
-    /** Writes {@code EVALSHA script keys args} and flushes it. */
+    /**
+     * Writes {@code EVALSHA script keys args} and flushes it.
+     *
+     * @throws JedisConnectionException if the connection is closed or broken (never reconnected
+     *     here: Jedis would open a new socket that {@link #ready} does not watch)
+     */
     void send(Scripts.Script script, List<String> keys, List<String> args) {
+        if (!usable()) {
+            throw new JedisConnectionException("direct connection is closed or broken");
+        }
         CommandArguments a =
                 new CommandArguments(Protocol.Command.EVALSHA).add(script.sha()).add(keys.size());
         for (String k : keys) {

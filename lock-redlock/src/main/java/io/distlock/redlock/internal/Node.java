@@ -8,10 +8,15 @@ import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -19,9 +24,11 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One independent master: its own connection pool and its own small set of I/O threads (a {@link
@@ -45,24 +52,23 @@ final class Node implements AutoCloseable {
     private final Lane io;
     private final Lane releases;
     /** Direct connections ({@code null} with TLS): idle ones, the one given back last first. */
-    private final java.util.concurrent.ConcurrentLinkedDeque<DirectConnection> idleDirect;
+    private final ConcurrentLinkedDeque<DirectConnection> idleDirect;
 
-    private final java.util.concurrent.atomic.AtomicInteger directOpen =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger directOpen = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean directOpening =
             new java.util.concurrent.atomic.AtomicBoolean();
     /** Every open direct connection (closed by {@link #close}, also those a round is using). */
-    private final java.util.Set<DirectConnection> allDirect = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<DirectConnection> allDirect = ConcurrentHashMap.newKeySet();
 
     private final int maxDirect;
     private final HostAndPort hostAndPort;
-    private final redis.clients.jedis.JedisClientConfig clientConfig;
+    private final JedisClientConfig clientConfig;
     private volatile long directRetryAt;
     /** Requests written by a round's own thread, and requests run by the I/O threads (tests read them). */
-    private final java.util.concurrent.atomic.LongAdder directSends = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder directSends = new LongAdder();
 
-    private final java.util.concurrent.atomic.LongAdder ioSends = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder handOffs = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder ioSends = new LongAdder();
+    private final LongAdder handOffs = new LongAdder();
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
@@ -115,7 +121,7 @@ final class Node implements AutoCloseable {
         this.clientConfig = config.build();
         this.maxDirect = options.poolSize();
         // TLS: the socket's byte count says nothing about decrypted data, so rounds use the I/O threads
-        this.idleDirect = options.tls() ? null : new java.util.concurrent.ConcurrentLinkedDeque<>();
+        this.idleDirect = options.tls() ? null : new ConcurrentLinkedDeque<>();
         this.client = RedisClient.builder()
                 .hostAndPort(hostAndPort)
                 .clientConfig(clientConfig)
@@ -438,7 +444,7 @@ final class Node implements AutoCloseable {
             Object reply;
             try {
                 reply = connection.read();
-            } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+            } catch (JedisDataException e) {
                 // a script error, e.g. NOSCRIPT after a restart: the connection is fine; the I/O
                 // threads' path runs it again with its EVAL fallback (every script is idempotent)
                 giveBack(connection);

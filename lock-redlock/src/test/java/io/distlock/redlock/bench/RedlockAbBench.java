@@ -43,7 +43,11 @@ import redis.clients.jedis.Jedis;
  * <p>Variants: {@code ours} (this build, the compare's settings: lease 10 s, node timeout 50 ms,
  * watchdog on), and, with {@code -Dab.old.cp=<classpath>}, {@code old}: another build of lock-api,
  * lock-redis and lock-redlock (e.g. an earlier commit's {@code target/classes} plus the jars) in its
- * own class loader. Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
+ * own class loader; {@code raw3}, {@code raw3-pooled} (the three scripts through an executor) and
+ * {@link RawRounds}'s {@code raw3-direct}, {@code raw3-readers}, {@code raw3-poll}, {@code
+ * floor-direct} (the same without a thread hop per node and request). Besides latency, CPU and
+ * server commands, it prints the client's thread wake-ups per operation (voluntary context
+ * switches of the JVM's threads). Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
  */
 public final class RedlockAbBench {
     private static final int N = 5;
