@@ -15,7 +15,7 @@ if [ "${1:-}" = "ab" ]; then
   # another build: its lock-api, lock-redis and lock-redlock classes with this build's third-party jars
   other_cp() {
     echo "$1/lock-api/target/classes:$1/lock-redis/target/classes:$1/lock-redlock/target/classes:$(tr ':' '\n' \
-      < lock-redlock/target/test-classpath.txt | grep -v '/target/' | grep 'jedis\|slf4j\|commons-pool2\|gson\|json' \
+      < lock-redlock/target/test-classpath.txt | grep -v '/target/' | grep 'jedis\|authx\|slf4j\|commons-pool2\|gson\|json' \
       | paste -sd: -)"
   }
   PROPS=()

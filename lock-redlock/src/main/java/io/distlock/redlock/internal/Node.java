@@ -8,10 +8,15 @@ import io.distlock.redlock.RedlockOptions;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -19,9 +24,11 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One independent master: its own connection pool and its own small set of I/O threads (a {@link
@@ -44,6 +51,24 @@ final class Node implements AutoCloseable {
 
     private final Lane io;
     private final Lane releases;
+    /** Direct connections ({@code null} with TLS): idle ones, the one given back last first. */
+    private final ConcurrentLinkedDeque<DirectConnection> idleDirect;
+
+    private final AtomicInteger directOpen = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean directOpening =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Every open direct connection (closed by {@link #close}, also those a round is using). */
+    private final Set<DirectConnection> allDirect = ConcurrentHashMap.newKeySet();
+
+    private final int maxDirect;
+    private final HostAndPort hostAndPort;
+    private final JedisClientConfig clientConfig;
+    private volatile long directRetryAt;
+    /** Requests written by a round's own thread, and requests run by the I/O threads (tests read them). */
+    private final LongAdder directSends = new LongAdder();
+
+    private final LongAdder ioSends = new LongAdder();
+    private final LongAdder handOffs = new LongAdder();
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
@@ -92,9 +117,14 @@ final class Node implements AutoCloseable {
         if (options.database() != 0) {
             config.database(options.database());
         }
+        this.hostAndPort = hostAndPort;
+        this.clientConfig = config.build();
+        this.maxDirect = options.poolSize();
+        // TLS: the socket's byte count says nothing about decrypted data, so rounds use the I/O threads
+        this.idleDirect = options.tls() ? null : new ConcurrentLinkedDeque<>();
         this.client = RedisClient.builder()
                 .hostAndPort(hostAndPort)
-                .clientConfig(config.build())
+                .clientConfig(clientConfig)
                 .poolConfig(pool)
                 .build();
         String prefix = threadPrefix + "-node" + index + "-";
@@ -160,6 +190,7 @@ final class Node implements AutoCloseable {
             if (send != null && !send.getAsBoolean()) {
                 throw new StaleRequestException();
             }
+            ioSends.increment();
             return call(c, script, keys, args);
         });
     }
@@ -173,6 +204,7 @@ final class Node implements AutoCloseable {
             Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send) {
         return submit(releases, c -> {
             send.getAsBoolean(); // a release is always sent: this only records when
+            ioSends.increment();
             return call(c, script, keys, args);
         });
     }
@@ -247,6 +279,232 @@ final class Node implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Sends {@code script} on an idle direct connection from the calling thread, completing {@code
+     * f} once {@link DirectRequest#poll} or {@link DirectRequest#handOff} read the reply. Returns
+     * null (nothing sent) if this node has no idle direct connection (TLS, none opened yet, all in
+     * use, closing) or the write failed: the caller then sends through the I/O threads. Opens
+     * another direct connection in the background when none is idle.
+     */
+    <T> DirectRequest<T> sendDirect(
+            Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
+        return sendDirect(script, keys, args, send, f, io);
+    }
+
+    /** Like {@link #sendDirect}, for a release: handed off to the release lane. */
+    <T> DirectRequest<T> sendReleaseDirect(
+            Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
+        return sendDirect(script, keys, args, send, f, releases);
+    }
+
+    private <T> DirectRequest<T> sendDirect(
+            Scripts.Script script,
+            List<String> keys,
+            List<String> args,
+            BooleanSupplier send,
+            CompletableFuture<T> f,
+            Lane lane) {
+        if (idleDirect == null || closing) {
+            return null;
+        }
+        DirectConnection c = idleDirect.pollFirst();
+        if (c == null) {
+            openDirectInBackground();
+            return null;
+        }
+        if (!send.getAsBoolean()) {
+            giveBack(c);
+            f.completeExceptionally(new StaleRequestException());
+            return new DirectRequest<>(null, script, keys, args, f, lane);
+        }
+        try {
+            c.send(script, keys, args);
+            directSends.increment();
+        } catch (RuntimeException e) {
+            dropDirect(c); // died while idle (node restart): the I/O threads send it on a new connection
+            return null;
+        }
+        return new DirectRequest<>(c, script, keys, args, f, lane);
+    }
+
+    private void openDirectInBackground() {
+        if (directOpen.get() >= maxDirect
+                || ticker.read() - directRetryAt < 0
+                || !directOpening.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            io.execute(() -> {
+                try {
+                    if (closing || directOpen.get() >= maxDirect) {
+                        return;
+                    }
+                    DirectConnection c = DirectConnection.open(hostAndPort, clientConfig);
+                    directOpen.incrementAndGet();
+                    allDirect.add(c);
+                    giveBack(c);
+                } catch (RuntimeException e) {
+                    // the rounds go through the I/O threads meanwhile; they report the node's errors
+                    directRetryAt = ticker.read() + SUSPECT_NANOS;
+                    log.debug("distlock.redlock.direct_connect_failed node={} error={}", address, Round.reason(e));
+                } finally {
+                    directOpening.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            directOpening.set(false);
+        }
+    }
+
+    private void giveBack(DirectConnection c) {
+        idleDirect.offerFirst(c);
+        if (closing && idleDirect.remove(c)) {
+            dropDirect(c);
+        }
+    }
+
+    private void dropDirect(DirectConnection c) {
+        if (allDirect.remove(c)) {
+            directOpen.decrementAndGet();
+        }
+        c.close();
+    }
+
+    /**
+     * A request written by the calling thread on a direct connection, its reply not read yet. The
+     * round's thread {@link #poll}s it; if the round's outcome needs the reply no sooner, it is
+     * {@link #handOff handed} to the node's I/O threads, which wait for it (the round's thread may
+     * still poll it at its deadline). Exactly one of them reads the reply and gives the connection
+     * back.
+     */
+    final class DirectRequest<T> {
+        private final DirectConnection connection;
+        private final Scripts.Script script;
+        private final List<String> keys;
+        private final List<String> args;
+        private final CompletableFuture<T> future;
+        private final Lane lane;
+        /**
+         * Set by whoever reads the reply: the round's thread polling, or, once handed off, the I/O
+         * thread; the round's thread may still take a handed-off reply that has arrived when the
+         * I/O thread has not run yet (a loaded machine), so an answer in time is not lost.
+         */
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        DirectRequest(
+                DirectConnection connection,
+                Scripts.Script script,
+                List<String> keys,
+                List<String> args,
+                CompletableFuture<T> future,
+                Lane lane) {
+            this.lane = lane;
+            this.connection = connection;
+            this.script = script;
+            this.keys = keys;
+            this.args = args;
+            this.future = future;
+        }
+
+        /** Reads the reply if it has arrived (without blocking otherwise); whether it did. */
+        boolean poll() {
+            if (connection == null || claimed.get()) {
+                return true; // not sent (its round was over), or read by an I/O thread
+            }
+            if (!connection.ready()) {
+                return false;
+            }
+            if (claimed.compareAndSet(false, true)) {
+                readReply();
+            }
+            return true;
+        }
+
+        /** Lets one of the node's I/O threads wait for the reply. */
+        void handOff() {
+            if (connection == null) {
+                return;
+            }
+            handOffs.increment();
+            try {
+                lane.execute(() -> {
+                    if (claimed.compareAndSet(false, true)) {
+                        readReply();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                if (claimed.compareAndSet(false, true)) {
+                    dropDirect(connection);
+                    future.completeExceptionally(e);
+                }
+            }
+        }
+
+        private void readReply() {
+            Object reply;
+            try {
+                reply = connection.read();
+            } catch (JedisDataException e) {
+                // a script error, e.g. NOSCRIPT after a restart: the connection is fine; the I/O
+                // threads' path runs it again with its EVAL fallback (every script is idempotent)
+                giveBack(connection);
+                retryOnIoThreads();
+                return;
+            } catch (RuntimeException e) {
+                dropDirect(connection);
+                if (!closing && isStaleConnection(e)) {
+                    retryOnIoThreads(); // died while idle (restart, reset): on a new connection
+                    return;
+                }
+                markSuspect();
+                failed(e);
+                future.completeExceptionally(e);
+                return;
+            }
+            if (connection.usable()) {
+                giveBack(connection);
+            } else {
+                dropDirect(connection);
+            }
+            warm = true;
+            suspect = false;
+            succeeded();
+            @SuppressWarnings("unchecked")
+            T t = (T) reply;
+            future.complete(t);
+        }
+
+        private void retryOnIoThreads() {
+            Node.this.<T>submit(lane, c -> call(c, script, keys, args)).whenComplete((v, e) -> {
+                if (e != null) {
+                    future.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+                } else {
+                    future.complete(v);
+                }
+            });
+        }
+    }
+
+    /** Requests written by a round's own thread on a direct connection so far. */
+    long directSends() {
+        return directSends.sum();
+    }
+
+    /** Requests sent by this node's I/O threads (no direct connection idle, TLS, retries) so far. */
+    long ioSends() {
+        return ioSends.sum();
+    }
+
+    /** Direct requests whose reply an I/O thread read (the round's thread stopped polling) so far. */
+    long handOffs() {
+        return handOffs.sum();
+    }
+
+    /** Open direct connections (idle or in use). */
+    int directConnections() {
+        return allDirect.size();
+    }
+
     /** Loads the scripts in the background and opens a connection, so the first round is fast. */
     void warmUp(List<Scripts.Script> scripts) {
         submit(io, c -> {
@@ -260,6 +518,8 @@ final class Node implements AutoCloseable {
                 .whenComplete((r, e) -> {
                     if (e != null) {
                         failed(e.getCause() != null ? e.getCause() : e);
+                    } else {
+                        openDirectInBackground();
                     }
                 });
     }
@@ -286,6 +546,12 @@ final class Node implements AutoCloseable {
         }
         io.shutdownNow();
         releases.shutdownNow();
+        if (idleDirect != null) {
+            idleDirect.clear();
+            for (DirectConnection c : List.copyOf(allDirect)) {
+                dropDirect(c); // also unblocks an I/O thread reading a reply on it
+            }
+        }
         try {
             client.close();
         } finally {

@@ -141,6 +141,11 @@ public final class RedlockDriver implements LockDriver {
         return keys;
     }
 
+    /** The nodes, in configuration order (for tests in this package). */
+    List<Node> nodes() {
+        return nodes;
+    }
+
     /** Votes needed: {@code N / 2 + 1}. */
     public int quorum() {
         return quorum;
@@ -246,6 +251,26 @@ public final class RedlockDriver implements LockDriver {
         }
     }
 
+    /**
+     * Node {@code n}'s request, written by the calling thread on one of the node's direct
+     * connections if one is idle (no thread hop), through the node's I/O threads otherwise.
+     */
+    private static <T> CompletableFuture<T> directOrIo(
+            Node n,
+            Scripts.Script script,
+            List<String> keyList,
+            List<String> args,
+            java.util.function.BooleanSupplier send,
+            java.util.function.Consumer<Node.DirectRequest<T>> direct) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Node.DirectRequest<T> d = n.sendDirect(script, keyList, args, send, f);
+        if (d == null) {
+            return n.run(script, keyList, args, send);
+        }
+        direct.accept(d);
+        return f;
+    }
+
     /** The last moment a round may wait for nodes that were sent their request late. */
     private long roundCap(long sentAt, long firstDeadline, long validUntil) {
         return Math.min(
@@ -319,11 +344,13 @@ public final class RedlockDriver implements LockDriver {
                 round1Deadline = roundDeadline(ticker.read(), validUntil);
             }
             CompletableFuture<List<?>> probed = leaderReply;
-            Round<List<?>> round1 = Round.startTimed(
+            Round<List<?>> round1 = Round.startDirect(
+                    ticker,
                     nodes,
                     quorum,
                     reply -> flag(reply) == 1L,
-                    (n, send) -> n == leader ? probed : n.<List<?>>run(Scripts.REDLOCK_ACQUIRE, keyList, args, send));
+                    (n, send, direct) ->
+                            n == leader ? probed : directOrIo(n, Scripts.REDLOCK_ACQUIRE, keyList, args, send, direct));
             if (leader != null) {
                 round1.markSent(leader.index());
             }
@@ -347,14 +374,19 @@ public final class RedlockDriver implements LockDriver {
             List<String> raiseArgs = List.of(owner, Long.toString(t));
             long round2Start = ticker.read();
             long round2Deadline = roundDeadline(round2Start, validUntil);
-            Round<Long> round2 = Round.startTimed(
-                    nodes,
-                    quorum,
-                    v -> v == 1L,
-                    (n, send) -> round1.future(n.index())
-                            .thenCompose(reply -> flag(reply) == 1L
-                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, send)
-                                    : CompletableFuture.completedFuture(0L)));
+            Round<Long> round2 = Round.startDirect(ticker, nodes, quorum, v -> v == 1L, (n, send, direct) -> {
+                CompletableFuture<List<?>> r1 = round1.future(n.index());
+                if (r1.isDone() && !r1.isCompletedExceptionally()) {
+                    // round 1 answered here (as it usually has): raise from this thread at once
+                    return flag(r1.join()) == 1L
+                            ? directOrIo(n, Scripts.REDLOCK_RAISE, keyList, raiseArgs, send, direct)
+                            : CompletableFuture.completedFuture(0L);
+                }
+                // still pending (or failed): raise once (if) it granted, through the I/O threads
+                return r1.thenCompose(reply -> flag(reply) == 1L
+                        ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, send)
+                        : CompletableFuture.completedFuture(0L));
+            });
             boolean raised = round2.awaitTimed(
                     ticker, round2Deadline, nodeTimeoutNanos, roundCap(round2Start, round2Deadline, validUntil));
             if (!raised || Deadlines.passed(ticker, validUntil)) {
@@ -540,8 +572,12 @@ public final class RedlockDriver implements LockDriver {
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, leaseMillis);
             long deadline = roundDeadline(sentAt, validUntil);
-            Round<Long> round = Round.startTimed(
-                    nodes, quorum, v -> v == 1L, (n, send) -> n.<Long>run(Scripts.RENEW, keyList, args, send));
+            Round<Long> round = Round.startDirect(
+                    ticker,
+                    nodes,
+                    quorum,
+                    v -> v == 1L,
+                    (n, send, direct) -> directOrIo(n, Scripts.RENEW, keyList, args, send, direct));
             boolean extended =
                     round.awaitTimed(ticker, deadline, nodeTimeoutNanos, roundCap(sentAt, deadline, validUntil));
             if (extended && !Deadlines.passed(ticker, validUntil)) {
@@ -576,18 +612,26 @@ public final class RedlockDriver implements LockDriver {
             List<String> keyList = List.of(keys.lockKey(name));
             List<String> args = List.of(owner, keys.channel(name));
             long sentAt = ticker.read();
-            Round<Long> round = Round.<Long>startTimed(
-                            nodes,
-                            quorum,
-                            v -> v == 1L,
-                            (n, send) -> round1.dropIfNotSent(n.index())
-                                    // round 1 never reached this node (it was still queued): nothing to delete
-                                    ? CompletableFuture.completedFuture(0L)
-                                    // otherwise the release follows round 1's request there
-                                    : round1.future(n.index())
-                                            .handle((r, e) -> null)
-                                            .thenCompose(ignored ->
-                                                    n.<Long>runRelease(Scripts.RELEASE, keyList, args, send)))
+            Round<Long> round = Round.<Long>startDirect(ticker, nodes, quorum, v -> v == 1L, (n, send, direct) -> {
+                        if (round1.dropIfNotSent(n.index())) {
+                            // round 1 never reached this node (it was still queued): nothing to delete
+                            return CompletableFuture.completedFuture(0L);
+                        }
+                        CompletableFuture<List<?>> r1 = round1.future(n.index());
+                        if (r1.isDone()) {
+                            // from this thread if a direct connection is idle, else on the release lane
+                            CompletableFuture<Long> f = new CompletableFuture<>();
+                            Node.DirectRequest<Long> d = n.sendReleaseDirect(Scripts.RELEASE, keyList, args, send, f);
+                            if (d == null) {
+                                return n.runRelease(Scripts.RELEASE, keyList, args, send);
+                            }
+                            direct.accept(d);
+                            return f;
+                        }
+                        // otherwise the release follows round 1's request there
+                        return r1.handle((r, e) -> null)
+                                .thenCompose(ignored -> n.<Long>runRelease(Scripts.RELEASE, keyList, args, send));
+                    })
                     .neverDropped();
             long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
             round.awaitTimed(

@@ -43,7 +43,11 @@ import redis.clients.jedis.Jedis;
  * <p>Variants: {@code ours} (this build, the compare's settings: lease 10 s, node timeout 50 ms,
  * watchdog on), and, with {@code -Dab.old.cp=<classpath>}, {@code old}: another build of lock-api,
  * lock-redis and lock-redlock (e.g. an earlier commit's {@code target/classes} plus the jars) in its
- * own class loader. Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
+ * own class loader; {@code raw3}, {@code raw3-pooled} (the three scripts through an executor) and
+ * {@link RawRounds}'s {@code raw3-direct}, {@code raw3-readers}, {@code raw3-poll}, {@code
+ * floor-direct} (the same without a thread hop per node and request). Besides latency, CPU and
+ * server commands, it prints the client's thread wake-ups per operation (voluntary context
+ * switches of the JVM's threads). Run: {@code lock-redlock/bench.sh ab [blocks] [contendedSeconds]}.
  */
 public final class RedlockAbBench {
     private static final int N = 5;
@@ -52,7 +56,7 @@ public final class RedlockAbBench {
     private RedlockAbBench() {}
 
     /** One uncontended acquire + release of a variant. */
-    private interface Variant extends AutoCloseable {
+    interface Variant extends AutoCloseable {
         void op() throws Exception;
 
         /** A new client (provider) of the variant for the contended run; closed by the caller. */
@@ -113,6 +117,13 @@ public final class RedlockAbBench {
                                                 .build())
                                         .build()));
             }
+            // ours-p<µs>-l<µs>: this build with the direct rounds' patience and linger set (experiment)
+            for (String w : wanted) {
+                Matcher m = Pattern.compile("ours-p(\\d+)-l(\\d+)").matcher(w);
+                if (m.matches()) {
+                    variants.put(w, withProps(ours(addrs, "ab-" + w, base), m.group(1), m.group(2)));
+                }
+            }
             List<Jedis> pings = new ArrayList<>();
             for (RedisServer s : servers.servers()) {
                 pings.add(new Jedis(s.host(), s.port()));
@@ -142,6 +153,18 @@ public final class RedlockAbBench {
                 if (wanted.contains("raw3-pooled")) {
                     all.put("raw3-pooled", rawScripts(servers, pinger, true));
                 }
+                if (wanted.contains("raw3-direct")) {
+                    all.put("raw3-direct", RawRounds.direct(servers));
+                }
+                if (wanted.contains("raw3-readers")) {
+                    all.put("raw3-readers", RawRounds.readers(servers));
+                }
+                if (wanted.contains("raw3-poll")) {
+                    all.put("raw3-poll", RawRounds.poll(servers));
+                }
+                if (wanted.contains("floor-direct")) {
+                    all.put("floor-direct", RawRounds.pingDirect(servers));
+                }
                 all.put("floor", pingVariant(pings, pinger));
                 uncontended(servers, all, blocks);
                 contended(all, variants, contendedSeconds);
@@ -162,6 +185,7 @@ public final class RedlockAbBench {
         Map<String, Map<String, Long>> commands = new LinkedHashMap<>();
         Map<String, Integer> failures = new LinkedHashMap<>();
         Map<String, Double> clientCpu = new LinkedHashMap<>();
+        Map<String, Double> switches = new LinkedHashMap<>();
         Map<String, Double> serverCpu = new LinkedHashMap<>();
         for (String name : all.keySet()) {
             p50s.put(name, new ArrayList<>());
@@ -174,6 +198,7 @@ public final class RedlockAbBench {
             for (Map.Entry<String, Variant> e : all.entrySet()) {
                 Map<String, Long> before = RedlockBenchmark.commandStats(servers);
                 long cpu0 = processCpuNanos();
+                long sw0 = contextSwitches();
                 double srv0 = serverCpuSeconds(servers);
                 double[] us = new double[BLOCK];
                 for (int i = 0; i < BLOCK; i++) {
@@ -181,15 +206,19 @@ public final class RedlockAbBench {
                     try {
                         e.getValue().op();
                     } catch (Exception ex) {
-                        failures.merge(e.getKey(), 1, Integer::sum);
+                        if (failures.merge(e.getKey(), 1, Integer::sum) <= 3) {
+                            System.err.println("uncontended " + e.getKey() + ": " + ex);
+                        }
                     }
                     us[i] = (System.nanoTime() - t) / 1_000.0;
                 }
                 long cpu1 = processCpuNanos();
+                long sw1 = contextSwitches();
                 double srv1 = serverCpuSeconds(servers);
                 Map<String, Long> after = RedlockBenchmark.commandStats(servers);
                 if (b >= 0) {
                     clientCpu.merge(e.getKey(), (double) (cpu1 - cpu0), Double::sum);
+                    switches.merge(e.getKey(), (double) (sw1 - sw0), Double::sum);
                     serverCpu.merge(e.getKey(), (srv1 - srv0) * 1e9, Double::sum);
                     after.forEach((k, v) -> {
                         long d = v - before.getOrDefault(k, 0L);
@@ -218,7 +247,7 @@ public final class RedlockAbBench {
                 loadAverage());
         System.out.printf(
                 Locale.ROOT,
-                "%-12s %12s %14s %14s %8s %12s %12s  %s%n",
+                "%-12s %12s %14s %14s %8s %12s %12s %10s  %s%n",
                 "variant",
                 "p50 µs(med)",
                 "×3·floor(med)",
@@ -226,6 +255,7 @@ public final class RedlockAbBench {
                 "failures",
                 "client cpu µs/op",
                 "server cpu µs/op",
+                "wakeups/op",
                 "server commands/op");
         List<Double> redisson = p50s.get("redisson");
         for (String name : all.keySet()) {
@@ -239,7 +269,7 @@ public final class RedlockAbBench {
                     .forEach((k, v) -> perOp.put(k, String.format(Locale.ROOT, "%.2f", v / (double) (blocks * BLOCK))));
             System.out.printf(
                     Locale.ROOT,
-                    "%-12s %12.0f %14.2f %14.2f %8d %12.0f %12.0f  %s%n",
+                    "%-12s %12.0f %14.2f %14.2f %8d %12.0f %12.0f %10.1f  %s%n",
                     name,
                     median(own),
                     median(ratios.get(name)),
@@ -247,6 +277,7 @@ public final class RedlockAbBench {
                     failures.get(name),
                     clientCpu.getOrDefault(name, 0.0) / (blocks * BLOCK) / 1_000,
                     serverCpu.getOrDefault(name, 0.0) / (blocks * BLOCK) / 1_000,
+                    switches.getOrDefault(name, 0.0) / (blocks * BLOCK),
                     perOp);
         }
     }
@@ -283,8 +314,11 @@ public final class RedlockAbBench {
                                         ops.incrementAndGet();
                                     }
                                 } catch (Exception ex) {
-                                    errors.computeIfAbsent(name, k -> new AtomicLong())
-                                            .incrementAndGet();
+                                    if (errors.computeIfAbsent(name, k -> new AtomicLong())
+                                                    .incrementAndGet()
+                                            <= 3) {
+                                        System.err.println("contended " + name + ": " + ex);
+                                    }
                                 }
                             }
                             return null;
@@ -349,6 +383,47 @@ public final class RedlockAbBench {
             @Override
             public void close() {
                 p.close();
+            }
+        };
+    }
+
+    private static Variant withProps(Variant v, String patience, String linger) {
+        return new Variant() {
+            private void set() {
+                System.setProperty("distlock.redlock.patienceMicros", patience);
+                System.setProperty("distlock.redlock.lingerMicros", linger);
+            }
+
+            private void reset() {
+                System.clearProperty("distlock.redlock.patienceMicros");
+                System.clearProperty("distlock.redlock.lingerMicros");
+            }
+
+            @Override
+            public void op() throws Exception {
+                set();
+                try {
+                    v.op();
+                } finally {
+                    reset();
+                }
+            }
+
+            @Override
+            public Variant another() throws Exception {
+                return withProps(v.another(), patience, linger);
+            }
+
+            @Override
+            public boolean contendedOp() throws Exception {
+                set();
+                return v.contendedOp();
+            }
+
+            @Override
+            public void close() throws Exception {
+                reset();
+                v.close();
             }
         };
     }
@@ -577,6 +652,33 @@ public final class RedlockAbBench {
         return ((com.sun.management.OperatingSystemMXBean)
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+    }
+
+    /**
+     * Voluntary context switches of every thread of this JVM ({@code /proc/self/task/N/status}):
+     * each one is a thread that blocked and was woken again, so the difference over a block is the
+     * client's thread wake-ups (JVM housekeeping threads included; the benchmark's own threads
+     * block once per operation at most).
+     */
+    private static long contextSwitches() {
+        long total = 0;
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return 0;
+        }
+        for (java.io.File t : tasks) {
+            try {
+                for (String line : java.nio.file.Files.readAllLines(t.toPath().resolve("status"))) {
+                    if (line.startsWith("voluntary_ctxt_switches:")) {
+                        total += Long.parseLong(
+                                line.substring(line.indexOf(':') + 1).trim());
+                    }
+                }
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                // the thread ended meanwhile
+            }
+        }
+        return total;
     }
 
     private static final Pattern CPU = Pattern.compile("used_cpu_(?:sys|user):([0-9.]+)");
