@@ -9,13 +9,18 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -55,6 +60,27 @@ public final class RedisDriver implements LockDriver {
     /** Queue-entry slack after the next planned retry of a waiter: {@code clamp(lease / 4, 250 ms, 5 s)}. */
     private final String marginMillis;
 
+    /** Sentinel: the client that knows the current master (for failover detection); else null. */
+    private final RedisSentinelClient sentinel;
+    /** How long after a failover the queue scripts pass over entries from before it. */
+    private final long purgeWindowNanos;
+    /** The master of the last look, and the subscriber's connection losses counted then. */
+    private volatile HostAndPort knownMaster;
+
+    private long knownLosses; // guarded by this
+    /** Whether a failover was seen (a lost connection, then another master), and when the loss was. */
+    private volatile boolean failedOver;
+
+    private volatile long failoverCutoff;
+    /**
+     * Owner values of waiting attempts whose contender the engine replaced after a failure (same
+     * {@link AcquireContext}, weakly held): the next contender of the attempt keeps the value, so a
+     * queue entry it may have left (also on a replica that is promoted meanwhile) is still its own.
+     */
+    private final Map<AcquireContext, String> carriedOwners = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private volatile boolean anyCarried;
+
     private volatile boolean closed;
 
     private RedisDriver(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
@@ -79,6 +105,53 @@ public final class RedisDriver implements LockDriver {
         this.marginMillis = Long.toString(Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4)));
         this.subscriber = new Subscriber(
                 client, options.keyPrefix(), options.lockOptions().ticker());
+        this.sentinel = client instanceof RedisSentinelClient s ? s : null;
+        this.knownMaster = sentinel == null ? null : sentinel.getCurrentMaster();
+        // an entry written before the failover lives at most hint (≤ a lease) + margin after its
+        // last refresh, which was before the lost connection
+        this.purgeWindowNanos =
+                TimeUnit.MILLISECONDS.toNanos(lease + Long.parseLong(marginMillis) + TimeUnit.SECONDS.toMillis(1));
+    }
+
+    /**
+     * The queue scripts' purge argument: after this provider lost its connection to the master and
+     * the Sentinel client then switched to another master (a failover), the promoted replica may
+     * hold queue entries from before it, of waiters that have since been served or have left on the
+     * old master (replication lags); for a while, tries and releases pass over entries not
+     * refreshed since the connection was lost. 0 otherwise (standalone, Cluster, no failover, a
+     * failover without a lost connection, where nothing was lost either).
+     */
+    private long purgeMillis(long now) {
+        if (sentinel == null) {
+            return 0;
+        }
+        HostAndPort m = sentinel.getCurrentMaster();
+        if (m != knownMaster) {
+            noteMaster(m);
+        }
+        if (!failedOver) {
+            return 0;
+        }
+        long since = now - failoverCutoff;
+        if (since >= purgeWindowNanos || since < 0) {
+            return 0;
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(since));
+    }
+
+    private synchronized void noteMaster(HostAndPort m) {
+        HostAndPort old = knownMaster;
+        if (m == old) {
+            return;
+        }
+        long losses = subscriber.losses();
+        if (old != null && m != null && !m.equals(old) && losses != knownLosses) {
+            failoverCutoff = subscriber.lastLossNanos();
+            failedOver = true;
+            log.debug("distlock.redis.failover_seen old_master={} new_master={}", old, m);
+        }
+        knownLosses = losses;
+        knownMaster = m;
     }
 
     /**
@@ -239,6 +312,7 @@ public final class RedisDriver implements LockDriver {
         // grant to it are recognised
         private final String owner;
         private Subscriber.Grant grant;
+        private long purgeMillis; // of the last queued try
         private long waitDeadline;
         private boolean registered; // a queue entry may exist on the server
         private boolean timed; // lastSentAt / lastServerMicros hold a registration's times
@@ -252,7 +326,10 @@ public final class RedisDriver implements LockDriver {
             this.tokenKey = keys.tokenKey(name);
             this.channel = keys.channel(name);
             this.queuedKeys = List.of(lockKey, tokenKey, keys.queueKey(name), keys.waitersKey(name));
-            this.owner = queued ? Owners.newOwner() : null;
+            String carried = queued && anyCarried ? carriedOwners.remove(ctx) : null;
+            this.owner = carried != null ? carried : queued ? Owners.newOwner() : null;
+            // a carried owner's entry may still be queued: leaving must remove it
+            this.registered = carried != null;
         }
 
         @Override
@@ -318,6 +395,7 @@ public final class RedisDriver implements LockDriver {
                 return granted;
             }
             long sentAt = ctx.ticker().read();
+            purgeMillis = purgeMillis(sentAt);
             long registerMs = 0;
             if (grant != null) {
                 registered = true; // before sending: a lost reply may still have queued us
@@ -330,7 +408,13 @@ public final class RedisDriver implements LockDriver {
                     Scripts.ACQUIRE_QUEUED,
                     name,
                     queuedKeys,
-                    List.of(owner, leaseMillis, counterTtlMillis, Long.toString(registerMs), marginMillis),
+                    List.of(
+                            owner,
+                            leaseMillis,
+                            counterTtlMillis,
+                            Long.toString(registerMs),
+                            marginMillis,
+                            Long.toString(purgeMillis)),
                     false);
             List<?> result = (List<?>) reply.value();
             long flag = (Long) result.get(0);
@@ -426,8 +510,26 @@ public final class RedisDriver implements LockDriver {
             try {
                 if (registered) {
                     // Leave the queue; if a release handed us the lock meanwhile, hand it on.
-                    Reply r = run(
-                            Scripts.RELEASE_QUEUED, name, queuedKeys, List.of(owner, channel, counterTtlMillis), false);
+                    Reply r;
+                    try {
+                        r = run(
+                                Scripts.RELEASE_QUEUED,
+                                name,
+                                queuedKeys,
+                                List.of(
+                                        owner,
+                                        channel,
+                                        counterTtlMillis,
+                                        Long.toString(purgeMillis(ctx.ticker().read()))),
+                                false);
+                    } catch (RuntimeException e) {
+                        // Our entry may still be queued (perhaps replicated to a replica about to be
+                        // promoted). If the engine goes on with a new contender for this attempt, it
+                        // keeps our owner value, so that entry (or a grant to it) stays ours.
+                        carriedOwners.put(ctx, owner);
+                        anyCarried = true;
+                        throw e;
+                    }
                     registered = false;
                     if (((Long) r.value()) != 0L) {
                         log.debug("distlock.redis.grant_handed_on lock={}", name);
@@ -521,7 +623,11 @@ public final class RedisDriver implements LockDriver {
                             Scripts.RELEASE_QUEUED,
                             ctx.lockName(),
                             queuedKeys,
-                            List.of(owner, channel, counterTtlMillis),
+                            List.of(
+                                    owner,
+                                    channel,
+                                    counterTtlMillis,
+                                    Long.toString(purgeMillis(ctx.ticker().read()))),
                             false);
             boolean deleted = ((Long) reply.value()) != 0L;
             if (!deleted) {

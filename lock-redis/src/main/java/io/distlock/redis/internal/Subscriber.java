@@ -51,6 +51,10 @@ public final class Subscriber implements AutoCloseable {
     private final Map<String, Grant> grants = new HashMap<>();
     private PubSub active; // subscribed and confirmed; null while (re)connecting
     private boolean closed;
+    /** Number of established connections lost so far, and the ticker reading at the last loss. */
+    private volatile long losses;
+
+    private volatile long lastLossNanos;
 
     /** Per-channel state; guarded by {@link #lock}. */
     public final class Channel {
@@ -352,6 +356,19 @@ public final class Subscriber implements AutoCloseable {
         }
     }
 
+    /**
+     * Number of established connections lost so far (a master killed, a connection reset); a
+     * failed attempt to reconnect does not count.
+     */
+    public long losses() {
+        return losses;
+    }
+
+    /** Ticker reading at which the last established connection was found lost (see {@link #losses()}). */
+    public long lastLossNanos() {
+        return lastLossNanos;
+    }
+
     /** Number of channels with waiters (for tests). */
     public int channelCount() {
         lock.lock();
@@ -413,6 +430,11 @@ public final class Subscriber implements AutoCloseable {
             } finally {
                 lock.lock();
                 try {
+                    if (active == ps) {
+                        // an established connection broke (not a failed reconnection attempt)
+                        lastLossNanos = ticker.read();
+                        losses++;
+                    }
                     active = null;
                     for (Channel ch : channels.values()) {
                         ch.confirmed = false;
