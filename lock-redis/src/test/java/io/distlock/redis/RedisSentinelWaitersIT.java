@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
@@ -78,7 +79,7 @@ class RedisSentinelWaitersIT {
     @ValueSource(booleans = {true, false})
     void sentinelFailover_waiterBehindFrozenHolder_acquiresPromptlyAfterPromotion(boolean handOff) throws Exception {
         try (RedisSentinelSetup s = RedisSentinelSetup.start();
-                RedisLockProvider previous = client(s, handOff, Duration.ofSeconds(1));
+                RedisLockProvider previous = client(s, handOff, Duration.ofSeconds(2));
                 RedisLockProvider earlier = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider holder = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider waiter = client(s, handOff, HOLDER_LEASE)) {
@@ -137,6 +138,55 @@ class RedisSentinelWaitersIT {
                                     + " lease is %s",
                             afterPromotion, afterKill - afterPromotion, HOLDER_LEASE)
                     .isLessThan(PROMPT_MS);
+            got.get().release();
+        }
+    }
+
+    /**
+     * Replication in step (no lag): the holder's key and the waiter's queue entry are both on the
+     * promoted replica. The waiter's attempt fails against the dead master meanwhile; when the holder
+     * releases on the new master, the release hands the lock to the entry, which must still be the
+     * waiter's own (not a ghost that holds the lock for a lease).
+     */
+    @Test
+    void sentinelFailover_holderReleasesOnPromotedReplica_queuedWaiterGetsTheLock() throws Exception {
+        Duration lease = Duration.ofSeconds(10);
+        try (RedisSentinelSetup s = RedisSentinelSetup.start();
+                RedisLockProvider holder = client(s, true, lease);
+                RedisLockProvider waiter = client(s, true, lease)) {
+            Lease held = holder.lock(NAME).tryAcquire().orElseThrow();
+            AtomicLong acquiredAt = new AtomicLong();
+            CompletableFuture<Optional<Lease>> w = CompletableFuture.supplyAsync(() -> {
+                Optional<Lease> l = waitFor(waiter, Duration.ofSeconds(40));
+                acquiredAt.set(System.nanoTime());
+                return l;
+            });
+            await("waiter queued on the replica")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> zcard(s.replica(), KEYS.queueKey(NAME)) == 1);
+            s.failover();
+            await("holder's renewal reaches the promoted replica")
+                    .atMost(Duration.ofSeconds(15))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        try (Jedis j = new Jedis(s.master().host(), s.master().port())) {
+                            return j.pttl(KEYS.lockKey(NAME)) > lease.toMillis() - 2_000;
+                        }
+                    });
+            assertThat(held.isValid())
+                    .as("the holder's lease survived the failover")
+                    .isTrue();
+            long releasedAt = System.nanoTime();
+            held.release();
+            Optional<Lease> got = w.get(45, TimeUnit.SECONDS);
+            long afterRelease = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get() - releasedAt);
+            System.out.printf("queued waiter acquired %d ms after the release on the promoted replica%n", afterRelease);
+            assertThat(got).isPresent();
+            assertThat(afterRelease)
+                    .as("the release on the new master handed the lock to the waiter (lease %s)", lease)
+                    .isLessThan(PROMPT_MS);
+            assertThat(got.get().fencingToken().getAsLong())
+                    .isGreaterThan(held.fencingToken().getAsLong());
             got.get().release();
         }
     }

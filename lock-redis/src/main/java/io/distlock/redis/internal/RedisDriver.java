@@ -528,6 +528,7 @@ public final class RedisDriver implements LockDriver {
                         // keeps our owner value, so that entry (or a grant to it) stays ours.
                         carriedOwners.put(ctx, owner);
                         anyCarried = true;
+                        log.debug("distlock.redis.owner_carried lock={}", name);
                         throw e;
                     }
                     registered = false;
