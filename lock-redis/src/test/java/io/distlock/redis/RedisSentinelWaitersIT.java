@@ -20,9 +20,11 @@ import redis.clients.jedis.Jedis;
 /**
  * Waiters across a real Sentinel failover (master + replica + 3 sentinels), as the nemesis fault
  * {@code redis-failover} produces it: the replica's link is cut (replication lag), so the promoted
- * replica holds the state from before the cut: an earlier waiter's queue entry, but not the current
- * holder's key. A waiting client must acquire on the promoted replica promptly after the promotion,
- * not when the (frozen) holder's lease or a stale queue entry runs out.
+ * replica holds the state from before the cut: the key of a hold that has since been released on the
+ * old master, an earlier waiter's queue entry, but not the current holder's key. A waiting client
+ * must acquire on the promoted replica promptly after the promotion, not when the (frozen) holder's
+ * lease, the stale key's TTL or the stale queue entry runs out: the previous holder's provider sends
+ * its release again to the new master, and queue entries from before the failover are passed over.
  */
 class RedisSentinelWaitersIT {
     private static final String NAME = "sentinel-waiters/job";
@@ -79,13 +81,13 @@ class RedisSentinelWaitersIT {
     @ValueSource(booleans = {true, false})
     void sentinelFailover_waiterBehindFrozenHolder_acquiresPromptlyAfterPromotion(boolean handOff) throws Exception {
         try (RedisSentinelSetup s = RedisSentinelSetup.start();
-                RedisLockProvider previous = client(s, handOff, Duration.ofSeconds(2));
+                RedisLockProvider previous = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider earlier = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider holder = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider waiter = client(s, handOff, HOLDER_LEASE)) {
             RedisServer oldMaster = s.master();
             RedisServer replica = s.replica();
-            // 1. replicated state: a holder with a short lease, and an earlier waiter queued behind it
+            // 1. replicated state: a holder, and an earlier waiter queued behind it
             Lease p = previous.lock(NAME).tryAcquire().orElseThrow();
             CompletableFuture<Optional<Lease>> e =
                     CompletableFuture.supplyAsync(() -> waitFor(earlier, Duration.ofSeconds(10)));

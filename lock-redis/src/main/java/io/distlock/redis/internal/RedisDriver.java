@@ -9,6 +9,8 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,8 @@ public final class RedisDriver implements LockDriver {
     private static final long GRANT_DRIFT_DIVISOR = 100;
     /** Constant part of the drift allowance (TIME granularity, scheduling of the script). */
     private static final long GRANT_DRIFT_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Most releases remembered for a replay after a failover (Sentinel). */
+    private static final int MAX_REPLAYS = 1_000;
 
     private final UnifiedJedis client;
     private final boolean ownsClient;
@@ -80,6 +84,15 @@ public final class RedisDriver implements LockDriver {
     private final Map<AcquireContext, String> carriedOwners = Collections.synchronizedMap(new WeakHashMap<>());
 
     private volatile boolean anyCarried;
+    /**
+     * Sentinel only: the holds this provider released within the last lease (at most {@link
+     * #MAX_REPLAYS}). A promoted replica that lagged may still hold their keys; after a failover
+     * their releases are sent again (compare-and-delete with their own owner values), so stale
+     * keys of holds that ended on the old master do not block everyone until their TTL runs out.
+     */
+    private final ArrayDeque<Released> recentReleases = new ArrayDeque<>();
+
+    private record Released(Held held, long at) {}
 
     private volatile boolean closed;
 
@@ -126,8 +139,8 @@ public final class RedisDriver implements LockDriver {
             return 0;
         }
         HostAndPort m = sentinel.getCurrentMaster();
-        if (m != knownMaster) {
-            noteMaster(m);
+        if (m != knownMaster && noteMaster(m)) {
+            replayReleases();
         }
         if (!failedOver) {
             return 0;
@@ -139,19 +152,72 @@ public final class RedisDriver implements LockDriver {
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(since));
     }
 
-    private synchronized void noteMaster(HostAndPort m) {
+    /** Returns true if {@code m} shows a failover that was not seen before. */
+    private synchronized boolean noteMaster(HostAndPort m) {
         HostAndPort old = knownMaster;
         if (m == old) {
-            return;
+            return false;
         }
         long losses = subscriber.losses();
-        if (old != null && m != null && !m.equals(old) && losses != knownLosses) {
+        boolean failover = old != null && m != null && !m.equals(old) && losses != knownLosses;
+        if (failover) {
             failoverCutoff = subscriber.lastLossNanos();
             failedOver = true;
             log.debug("distlock.redis.failover_seen old_master={} new_master={}", old, m);
         }
         knownLosses = losses;
         knownMaster = m;
+        return failover;
+    }
+
+    /** On the subscriber thread after each (re)connection (Sentinel): a failover seen then is acted on at once. */
+    private void checkFailover() {
+        HostAndPort m = sentinel.getCurrentMaster();
+        if (m != knownMaster && noteMaster(m)) {
+            replayReleases();
+        }
+    }
+
+    private void remember(Held held) {
+        long now = options.lockOptions().ticker().read();
+        long window = options.lockOptions().leaseTime().toNanos();
+        synchronized (recentReleases) {
+            Released first;
+            while ((first = recentReleases.peekFirst()) != null && now - first.at() > window) {
+                recentReleases.pollFirst();
+            }
+            if (recentReleases.size() < MAX_REPLAYS) {
+                recentReleases.addLast(new Released(held, now));
+            }
+        }
+    }
+
+    /** Sends the releases of the last lease again, to the new master (see {@link #recentReleases}). */
+    private void replayReleases() {
+        List<Released> replay;
+        synchronized (recentReleases) {
+            replay = new ArrayList<>(recentReleases);
+            recentReleases.clear();
+        }
+        long now = options.lockOptions().ticker().read();
+        long window = options.lockOptions().leaseTime().toNanos();
+        for (Released r : replay) {
+            if (closed || now - r.at() > window) {
+                continue;
+            }
+            try {
+                boolean deleted = r.held().deleteIfOwner();
+                log.debug(
+                        "distlock.redis.release_replayed lock={} stale_key_deleted={}",
+                        r.held().ctx.lockName(),
+                        deleted);
+            } catch (RuntimeException e) {
+                log.debug(
+                        "distlock.redis.release_replay_failed lock={}",
+                        r.held().ctx.lockName(),
+                        e);
+            }
+        }
     }
 
     /**
@@ -160,6 +226,9 @@ public final class RedisDriver implements LockDriver {
      */
     public static RedisDriver create(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
         RedisDriver d = new RedisDriver(client, ownsClient, options);
+        if (d.sentinel != null) {
+            d.subscriber.onConnected(d::checkFailover);
+        }
         d.subscriber.start();
         return d;
     }
@@ -614,7 +683,11 @@ public final class RedisDriver implements LockDriver {
 
         @Override
         public boolean release() {
-            return deleteIfOwner();
+            boolean deleted = deleteIfOwner();
+            if (deleted && sentinel != null) {
+                remember(this);
+            }
+            return deleted;
         }
 
         boolean deleteIfOwner() {

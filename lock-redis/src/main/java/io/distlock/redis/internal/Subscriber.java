@@ -55,6 +55,8 @@ public final class Subscriber implements AutoCloseable {
     private volatile long losses;
 
     private volatile long lastLossNanos;
+    /** Run on the subscriber thread after each (re)connection, outside the lock. */
+    private volatile Runnable onConnected;
 
     /** Per-channel state; guarded by {@link #lock}. */
     public final class Channel {
@@ -166,6 +168,16 @@ public final class Subscriber implements AutoCloseable {
         this.controlChannel = prefix + ":subscriber:" + HexFormat.of().formatHex(id);
         this.thread = new Thread(this::run, "distlock-redis-subscriber-" + SEQUENCE.incrementAndGet());
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * Sets what runs on the subscriber thread each time its connection is (re)established (before
+     * the lock channels' subscriptions are confirmed, so before waiters are woken by them). It must
+     * not call back into this subscriber; exceptions are logged and ignored. Call before {@link
+     * #start()}.
+     */
+    public void onConnected(Runnable hook) {
+        this.onConnected = hook;
     }
 
     public void start() {
@@ -462,20 +474,19 @@ public final class Subscriber implements AutoCloseable {
     private final class PubSub extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
+            if (connected(channel)) {
+                Runnable hook = onConnected;
+                if (hook != null) {
+                    try {
+                        hook.run();
+                    } catch (RuntimeException e) {
+                        log.debug("distlock.redis.subscriber_on_connected_failed", e);
+                    }
+                }
+                return;
+            }
             lock.lock();
             try {
-                if (channel.equals(controlChannel)) {
-                    if (closed) {
-                        unsubscribe();
-                        return;
-                    }
-                    active = this;
-                    List<String> pending = new ArrayList<>(channels.keySet());
-                    if (!pending.isEmpty()) {
-                        subscribe(pending.toArray(new String[0]));
-                    }
-                    return;
-                }
                 Channel ch = channels.get(channel);
                 if (ch != null) {
                     ch.confirmed = true;
@@ -483,6 +494,28 @@ public final class Subscriber implements AutoCloseable {
                     // a release may have happened before the subscription took effect: retry once
                     ch.broadcast();
                 }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Handles the control channel's confirmation; true if the connection is now established. */
+        private boolean connected(String channel) {
+            if (!channel.equals(controlChannel)) {
+                return false;
+            }
+            lock.lock();
+            try {
+                if (closed) {
+                    unsubscribe();
+                    return false;
+                }
+                active = this;
+                List<String> pending = new ArrayList<>(channels.keySet());
+                if (!pending.isEmpty()) {
+                    subscribe(pending.toArray(new String[0]));
+                }
+                return true;
             } finally {
                 lock.unlock();
             }
