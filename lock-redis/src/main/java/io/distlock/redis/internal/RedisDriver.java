@@ -158,8 +158,12 @@ public final class RedisDriver implements LockDriver {
         if (m == old) {
             return false;
         }
+        if (m != null && m.equals(old)) {
+            knownMaster = m; // the same address in a new object: not a failover, keep the loss count
+            return false;
+        }
         long losses = subscriber.losses();
-        boolean failover = old != null && m != null && !m.equals(old) && losses != knownLosses;
+        boolean failover = old != null && m != null && losses != knownLosses;
         if (failover) {
             failoverCutoff = subscriber.lastLossNanos();
             failedOver = true;
@@ -381,7 +385,6 @@ public final class RedisDriver implements LockDriver {
         // grant to it are recognised
         private final String owner;
         private Subscriber.Grant grant;
-        private long purgeMillis; // of the last queued try
         private long waitDeadline;
         private boolean registered; // a queue entry may exist on the server
         private boolean timed; // lastSentAt / lastServerMicros hold a registration's times
@@ -464,7 +467,7 @@ public final class RedisDriver implements LockDriver {
                 return granted;
             }
             long sentAt = ctx.ticker().read();
-            purgeMillis = purgeMillis(sentAt);
+            long purgeMillis = purgeMillis(sentAt);
             long registerMs = 0;
             if (grant != null) {
                 registered = true; // before sending: a lost reply may still have queued us
