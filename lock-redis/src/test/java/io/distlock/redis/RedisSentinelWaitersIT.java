@@ -23,8 +23,9 @@ import redis.clients.jedis.Jedis;
  * replica holds the state from before the cut: the key of a hold that has since been released on the
  * old master, an earlier waiter's queue entry, but not the current holder's key. A waiting client
  * must acquire on the promoted replica promptly after the promotion, not when the (frozen) holder's
- * lease, the stale key's TTL or the stale queue entry runs out: the previous holder's provider sends
- * its release again to the new master, and queue entries from before the failover are passed over.
+ * lease, the stale key's TTL or the stale queue entry runs out. The previous holder's process is
+ * gone by then (as a frozen one would be, it cannot act): a client that heard its release sends it
+ * again to the new master, and queue entries from before the failover are passed over.
  */
 class RedisSentinelWaitersIT {
     private static final String NAME = "sentinel-waiters/job";
@@ -81,13 +82,13 @@ class RedisSentinelWaitersIT {
     @ValueSource(booleans = {true, false})
     void sentinelFailover_waiterBehindFrozenHolder_acquiresPromptlyAfterPromotion(boolean handOff) throws Exception {
         try (RedisSentinelSetup s = RedisSentinelSetup.start();
-                RedisLockProvider previous = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider earlier = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider holder = client(s, handOff, HOLDER_LEASE);
                 RedisLockProvider waiter = client(s, handOff, HOLDER_LEASE)) {
             RedisServer oldMaster = s.master();
             RedisServer replica = s.replica();
             // 1. replicated state: a holder, and an earlier waiter queued behind it
+            RedisLockProvider previous = client(s, handOff, HOLDER_LEASE);
             Lease p = previous.lock(NAME).tryAcquire().orElseThrow();
             CompletableFuture<Optional<Lease>> e =
                     CompletableFuture.supplyAsync(() -> waitFor(earlier, Duration.ofSeconds(10)));
@@ -103,6 +104,7 @@ class RedisSentinelWaitersIT {
             // 2. replication lag from here on: the replica keeps that state
             detachReplica(replica);
             p.release();
+            previous.close(); // it cannot send its release again: others heard it
             e.get(10, TimeUnit.SECONDS).orElseThrow().release();
             Lease frozen = holder.lock(NAME).tryAcquire().orElseThrow(); // on the old master only
             AtomicLong acquiredAt = new AtomicLong();

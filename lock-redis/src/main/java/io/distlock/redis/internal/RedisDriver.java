@@ -85,14 +85,16 @@ public final class RedisDriver implements LockDriver {
 
     private volatile boolean anyCarried;
     /**
-     * Sentinel only: the holds this provider released within the last lease (at most {@link
-     * #MAX_REPLAYS}). A promoted replica that lagged may still hold their keys; after a failover
-     * their releases are sent again (compare-and-delete with their own owner values), so stale
-     * keys of holds that ended on the old master do not block everyone until their TTL runs out.
+     * Sentinel only: owner values released within the last lease (at most {@link #MAX_REPLAYS}):
+     * this provider's own releases, and those named by the release messages its subscriber
+     * received (other processes' releases of locks it waited for). A promoted replica that lagged
+     * may still hold their keys; after a failover these releases are sent again (owner-only
+     * compare-and-delete), so stale keys of holds that ended on the old master do not block
+     * everyone until their TTL runs out — also when the process that held them cannot act (frozen).
      */
     private final ArrayDeque<Released> recentReleases = new ArrayDeque<>();
 
-    private record Released(Held held, long at) {}
+    private record Released(String channel, String owner, long at) {}
 
     private volatile boolean closed;
 
@@ -182,7 +184,7 @@ public final class RedisDriver implements LockDriver {
         }
     }
 
-    private void remember(Held held) {
+    private void remember(String channel, String owner) {
         long now = options.lockOptions().ticker().read();
         long window = options.lockOptions().leaseTime().toNanos();
         synchronized (recentReleases) {
@@ -191,7 +193,7 @@ public final class RedisDriver implements LockDriver {
                 recentReleases.pollFirst();
             }
             if (recentReleases.size() < MAX_REPLAYS) {
-                recentReleases.addLast(new Released(held, now));
+                recentReleases.addLast(new Released(channel, owner, now));
             }
         }
     }
@@ -205,21 +207,36 @@ public final class RedisDriver implements LockDriver {
         }
         long now = options.lockOptions().ticker().read();
         long window = options.lockOptions().leaseTime().toNanos();
+        java.util.Set<String> done = new java.util.HashSet<>();
         for (Released r : replay) {
-            if (closed || now - r.at() > window) {
+            String suffix = ":released";
+            if (closed
+                    || now - r.at() > window
+                    || !r.channel().endsWith(suffix)
+                    || !done.add(r.channel() + ' ' + r.owner())) {
                 continue;
             }
+            String base = r.channel().substring(0, r.channel().length() - suffix.length());
             try {
-                boolean deleted = r.held().deleteIfOwner();
+                Reply reply = queued
+                        ? run(
+                                Scripts.RELEASE_QUEUED,
+                                r.channel(),
+                                List.of(base + ":lock", base + ":token", base + ":queue", base + ":waiters"),
+                                List.of(r.owner(), r.channel(), counterTtlMillis, Long.toString(purgeMillis(now))),
+                                false)
+                        : run(
+                                Scripts.RELEASE,
+                                r.channel(),
+                                List.of(base + ":lock"),
+                                List.of(r.owner(), r.channel()),
+                                false);
                 log.debug(
-                        "distlock.redis.release_replayed lock={} stale_key_deleted={}",
-                        r.held().ctx.lockName(),
-                        deleted);
+                        "distlock.redis.release_replayed channel={} stale_key_deleted={}",
+                        r.channel(),
+                        ((Long) reply.value()) != 0L);
             } catch (RuntimeException e) {
-                log.debug(
-                        "distlock.redis.release_replay_failed lock={}",
-                        r.held().ctx.lockName(),
-                        e);
+                log.debug("distlock.redis.release_replay_failed channel={}", r.channel(), e);
             }
         }
     }
@@ -232,6 +249,7 @@ public final class RedisDriver implements LockDriver {
         RedisDriver d = new RedisDriver(client, ownsClient, options);
         if (d.sentinel != null) {
             d.subscriber.onConnected(d::checkFailover);
+            d.subscriber.onReleasedOwner(d::remember);
         }
         d.subscriber.start();
         return d;
@@ -688,7 +706,7 @@ public final class RedisDriver implements LockDriver {
         public boolean release() {
             boolean deleted = deleteIfOwner();
             if (deleted && sentinel != null) {
-                remember(this);
+                remember(channel, owner);
             }
             return deleted;
         }

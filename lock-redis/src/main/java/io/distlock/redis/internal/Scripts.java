@@ -152,8 +152,9 @@ public final class Scripts {
      * channel, counter TTL ms, and optionally purge ms (as in {@link #ACQUIRE_QUEUED}: entries not
      * refreshed within that many ms are passed over). If the key holds {@code owner}: pops queue
      * entries until one whose deadline has not passed (and, with purge, that was refreshed since), hands the lock to it ({@code SET lock waiter PX waiterTtl}, raises the
-     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs>"}, returning
-     * 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code "1"} and
+     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs> <owner>"},
+     * returning 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code
+     * "1 <owner>"} and
      * returns 1. If the key does not hold {@code owner}: removes {@code owner} from the queue (a
      * waiter leaving) and returns 0.
      */
@@ -168,7 +169,7 @@ public final class Scripts {
             "end",
             "if redis.call('EXISTS', KEYS[3]) == 0 then",
             "  redis.call('DEL', KEYS[1])",
-            "  redis.call('PUBLISH', ARGV[2], '1')",
+            "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "  return 1",
             "end",
             "local nowUs, nowMs",
@@ -193,21 +194,25 @@ public final class Scripts {
             "      local s = string.format('%.0f', token)",
             "      redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
             "      if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
-            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs))",
+            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
             "      return 2",
             "    end",
             "  end",
             "end",
             "redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])",
-            "redis.call('PUBLISH', ARGV[2], '1')",
+            "redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "return 1"));
 
-    /** KEYS: lock. ARGV: owner, channel. Compare-and-delete, then wake waiters. Returns 1 or 0. */
+    /**
+     * KEYS: lock. ARGV: owner, channel. Compare-and-delete, then wake waiters with {@code "1
+     * <owner>"} (the released owner value, which opens nothing any more; see {@link
+     * Subscriber#onReleasedOwner}). Returns 1 or 0.
+     */
     public static final Script RELEASE = new Script(String.join(
             "\n",
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1])",
-            "  redis.call('PUBLISH', ARGV[2], '1')",
+            "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "  return 1",
             "end",
             "return 0"));

@@ -57,6 +57,8 @@ public final class Subscriber implements AutoCloseable {
     private volatile long lastLossNanos;
     /** Run on the subscriber thread after each (re)connection, outside the lock. */
     private volatile Runnable onConnected;
+    /** Told of every released owner value a release message names (channel, owner). */
+    private volatile java.util.function.BiConsumer<String, String> onReleasedOwner;
 
     /** Per-channel state; guarded by {@link #lock}. */
     public final class Channel {
@@ -178,6 +180,17 @@ public final class Subscriber implements AutoCloseable {
      */
     public void onConnected(Runnable hook) {
         this.onConnected = hook;
+    }
+
+    /**
+     * Sets what is told, on the subscriber thread while it holds the subscriber's lock (so it must
+     * be quick and must not call back), of each owner value that a release message on a subscribed
+     * channel names as released ({@code "1 <owner>"}, or the last field of a grant message). A
+     * released owner value opens nothing any more, except a stale copy of its key on a replica that
+     * is promoted after missing the release. Call before {@link #start()}.
+     */
+    public void onReleasedOwner(java.util.function.BiConsumer<String, String> hook) {
+        this.onReleasedOwner = hook;
     }
 
     public void start() {
@@ -499,6 +512,17 @@ public final class Subscriber implements AutoCloseable {
             }
         }
 
+        private void releasedOwner(String channel, String owner) {
+            java.util.function.BiConsumer<String, String> hook = onReleasedOwner;
+            if (hook != null) {
+                try {
+                    hook.accept(channel, owner);
+                } catch (RuntimeException e) {
+                    log.debug("distlock.redis.released_owner_hook_failed channel={}", channel, e);
+                }
+            }
+        }
+
         /** Handles the control channel's confirmation; true if the connection is now established. */
         private boolean connected(String channel) {
             if (!channel.equals(controlChannel)) {
@@ -527,10 +551,13 @@ public final class Subscriber implements AutoCloseable {
             try {
                 Channel ch = channels.get(channel);
                 if (ch != null && message.startsWith("g ")) {
-                    // "g <owner> <token> <server µs>": the lock was handed to <owner>; it is held
-                    // now, so nobody else is woken
-                    String[] parts = message.split(" ", 4);
-                    Grant g = parts.length == 4 ? grants.get(parts[1]) : null;
+                    // "g <owner> <token> <server µs> <released owner>": the lock was handed to
+                    // <owner>; it is held now, so nobody else is woken
+                    String[] parts = message.split(" ", 5);
+                    if (parts.length == 5) {
+                        releasedOwner(channel, parts[4]);
+                    }
+                    Grant g = parts.length >= 4 ? grants.get(parts[1]) : null;
                     if (g != null && g.channel == ch) {
                         try {
                             g.token = Long.parseLong(parts[2]);
@@ -542,6 +569,9 @@ public final class Subscriber implements AutoCloseable {
                         }
                     }
                     return;
+                }
+                if (message.startsWith("1 ")) {
+                    releasedOwner(channel, message.substring(2));
                 }
                 if (ch != null) {
                     ch.permits++;
