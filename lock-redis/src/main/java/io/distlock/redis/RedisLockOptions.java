@@ -30,7 +30,8 @@ import javax.net.ssl.SSLSocketFactory;
  *
  * <h2>Hand-off ({@link #handOff()})</h2>
  *
- * Off by default (opt-in, {@code handOff(true)} or {@code ?handOff=true}). On: a thread that waits for a lock joins the lock's FIFO queue on the server (in the
+ * On by default ({@code handOff(false)} or {@code ?handOff=false} switches it off). On: a thread
+ * that waits for a lock joins the lock's FIFO queue on the server (in the
  * same script call as its failed try), and a release hands the lock directly to the first queued
  * waiter whose queue entry has not expired (it becomes the owner in the release script, with a new
  * fencing token) and tells it by a pub/sub message, so the waiter needs no request of its own. A
@@ -42,10 +43,13 @@ import javax.net.ssl.SSLSocketFactory;
  * is allowed for). Off, or with {@code requiredReplicas > 0} (a hand-off is not followed by {@code
  * WAIT}), waiters are woken and acquire with their own request, in no particular order.
  *
- * <p>Why it is not the default yet: after a Sentinel failover, queued waiters were seen to acquire
- * on the promoted replica only after the old holder's TTL plus their queue entry's margin had run
- * out, later than waiters without the queue; until waiters retry promptly after a failover, the
- * hand-off is opt-in (see the module README).
+ * <p>After a Sentinel failover the promoted replica may hold queue entries from before it (of
+ * waiters served or gone on the old master while replication lagged). A provider that lost its
+ * connection to the old master and then finds another master passes over such entries for a while
+ * (those not refreshed since the connection was lost), and its waiters re-register at once, so they
+ * acquire on the promoted replica as promptly as without the queue (measured in the module README,
+ * where the option was opt-in for a while because of this). What a failover does to mutual
+ * exclusion is unchanged ({@code MAY_GRANT_TWICE}).
  *
  * <h2>Persistence ({@link #assumePersistence()})</h2>
  *
@@ -237,7 +241,7 @@ public final class RedisLockOptions {
 
     /**
      * Whether waiters queue on the server and a release hands the lock to the first of them (default
-     * {@code false}; ignored when {@code requiredReplicas > 0}). See the class javadoc.
+     * {@code true}; ignored when {@code requiredReplicas > 0}). See the class javadoc.
      */
     public boolean handOff() {
         return handOff;
@@ -286,7 +290,7 @@ public final class RedisLockOptions {
         private SSLSocketFactory sslSocketFactory;
         private int database;
         private boolean assumePersistence;
-        private boolean handOff = false;
+        private boolean handOff = true;
         private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
 
         private Builder() {}
@@ -446,7 +450,7 @@ public final class RedisLockOptions {
             return this;
         }
 
-        /** Whether a release hands the lock to the first queued waiter (default false); see the class javadoc. */
+        /** Whether a release hands the lock to the first queued waiter (default true); see the class javadoc. */
         public Builder handOff(boolean handOff) {
             this.handOff = handOff;
             return this;

@@ -38,7 +38,7 @@ class RedisHandOffIT {
 
     @BeforeAll
     static void startServer() {
-        fixture = RedisTckFixture.standaloneHandOff();
+        fixture = RedisTckFixture.standalone(); // hand-off is the default
     }
 
     @AfterAll

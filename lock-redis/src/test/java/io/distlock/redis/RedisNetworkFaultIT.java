@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
+import io.distlock.tck.LogCapture;
 import io.distlock.tck.faults.TcpProxy;
 import io.distlock.tck.servers.RedisServer;
 import java.time.Duration;
@@ -96,6 +97,68 @@ class RedisNetworkFaultIT {
             Optional<Lease> got = waiter.get(10, TimeUnit.SECONDS);
             assertThat(got).isPresent();
             assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(Duration.ofSeconds(3));
+            got.get().release();
+        }
+    }
+
+    /**
+     * A queued waiter cut off from the server: its tries and its attempt to leave the queue time
+     * out, so its entry stays, and the engine goes on with a new contender. A release meanwhile
+     * hands the lock to that entry; the waiting attempt must recognise it as its own once traffic
+     * flows again, not wait for a grant to a ghost to expire (a lease later).
+     */
+    @Test
+    void queuedWaiterCutOff_releaseGrantsItsEntry_waiterTakesTheLockWhenTrafficResumes() throws Exception {
+        Duration lease = Duration.ofSeconds(10);
+        String name = "net/carried";
+        try (RedisLockProvider a = RedisLockProvider.builder()
+                        .standalone(server.host(), server.port())
+                        .options(RedisLockOptions.builder()
+                                .leaseTime(lease)
+                                .handOff(true)
+                                .build())
+                        .build();
+                RedisLockProvider b = RedisLockProvider.builder()
+                        .standalone("127.0.0.1", proxy.port())
+                        .options(RedisLockOptions.builder()
+                                .leaseTime(lease)
+                                .handOff(true)
+                                .socketTimeout(Duration.ofMillis(400))
+                                .connectTimeout(Duration.ofMillis(400))
+                                .build())
+                        .build();
+                Jedis admin = new Jedis(server.host(), server.port())) {
+            Lease held = a.lock(name).tryAcquire().orElseThrow();
+            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.lock(name).tryAcquire(Duration.ofSeconds(30));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            String queue = "distlock:{net%2Fcarried}:queue";
+            await().atMost(Duration.ofSeconds(5)).until(() -> admin.zcard(queue) == 1);
+            String entry = admin.zrange(queue, 0, 0).get(0);
+            try (LogCapture logs = LogCapture.start()) {
+                proxy.blackhole(TcpProxy.Direction.BOTH);
+                proxy.cutConnections(); // the subscriber's loss wakes the waiter: its tries now time out
+                await("the waiting attempt failed and could not leave the queue")
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> logs.text().contains("distlock.redis.owner_carried"));
+            }
+            held.release();
+            assertThat(admin.get("distlock:{net%2Fcarried}:lock"))
+                    .as("handed to the entry")
+                    .isEqualTo(entry);
+            long resumedAt = System.nanoTime();
+            proxy.resume();
+            Optional<Lease> got = waiter.get(20, TimeUnit.SECONDS);
+            assertThat(got).isPresent();
+            assertThat(Duration.ofNanos(System.nanoTime() - resumedAt))
+                    .as("the grant to its entry was the waiter's own (lease %s)", lease)
+                    .isLessThan(Duration.ofSeconds(3));
+            assertThat(got.get().fencingToken().getAsLong())
+                    .isGreaterThan(held.fencingToken().getAsLong());
             got.get().release();
         }
     }

@@ -48,9 +48,9 @@ final class RedisTckFixture implements TckFixture {
         return standalone(o -> o);
     }
 
-    /** Standalone, every provider with {@link RedisLockOptions#handOff()} on. */
-    static RedisTckFixture standaloneHandOff() {
-        return standalone(o -> o.mutate().handOff(true).build());
+    /** Standalone, every provider with {@link RedisLockOptions#handOff()} off. */
+    static RedisTckFixture standaloneNoHandOff() {
+        return standalone(o -> o.mutate().handOff(false).build());
     }
 
     private static RedisTckFixture standalone(java.util.function.UnaryOperator<RedisLockOptions> adjust) {

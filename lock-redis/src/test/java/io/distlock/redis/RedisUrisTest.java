@@ -43,11 +43,11 @@ class RedisUrisTest {
     }
 
     @Test
-    void parse_noHandOffParameter_handOffOffByDefault() {
-        assertThat(parse("redis://127.0.0.1:6379").options().handOff()).isFalse();
-        assertThat(RedisLockOptions.defaults().handOff()).isFalse();
-        assertThat(parse("redis://127.0.0.1:6379?handOff=true").options().handOff())
-                .isTrue();
+    void parse_noHandOffParameter_handOffOnByDefault() {
+        assertThat(parse("redis://127.0.0.1:6379").options().handOff()).isTrue();
+        assertThat(RedisLockOptions.defaults().handOff()).isTrue();
+        assertThat(parse("redis://127.0.0.1:6379?handOff=false").options().handOff())
+                .isFalse();
     }
 
     @Test

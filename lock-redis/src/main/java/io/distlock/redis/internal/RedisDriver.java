@@ -9,13 +9,20 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -41,6 +48,8 @@ public final class RedisDriver implements LockDriver {
     private static final long GRANT_DRIFT_DIVISOR = 100;
     /** Constant part of the drift allowance (TIME granularity, scheduling of the script). */
     private static final long GRANT_DRIFT_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Most releases remembered for a replay after a failover (Sentinel). */
+    private static final int MAX_REPLAYS = 1_000;
 
     private final UnifiedJedis client;
     private final boolean ownsClient;
@@ -54,6 +63,38 @@ public final class RedisDriver implements LockDriver {
     private final boolean queued;
     /** Queue-entry slack after the next planned retry of a waiter: {@code clamp(lease / 4, 250 ms, 5 s)}. */
     private final String marginMillis;
+
+    /** Sentinel: the client that knows the current master (for failover detection); else null. */
+    private final RedisSentinelClient sentinel;
+    /** How long after a failover the queue scripts pass over entries from before it. */
+    private final long purgeWindowNanos;
+    /** The master of the last look, and the subscriber's connection losses counted then. */
+    private volatile HostAndPort knownMaster;
+
+    private long knownLosses; // guarded by this
+    /** Whether a failover was seen (a lost connection, then another master), and when the loss was. */
+    private volatile boolean failedOver;
+
+    private volatile long failoverCutoff;
+    /**
+     * Owner values of waiting attempts whose contender the engine replaced after a failure (same
+     * {@link AcquireContext}, weakly held): the next contender of the attempt keeps the value, so a
+     * queue entry it may have left (also on a replica that is promoted meanwhile) is still its own.
+     */
+    private final Map<AcquireContext, String> carriedOwners = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private volatile boolean anyCarried;
+    /**
+     * Sentinel only: owner values released within the last lease (at most {@link #MAX_REPLAYS}):
+     * this provider's own releases, and those named by the release messages its subscriber
+     * received (other processes' releases of locks it waited for). A promoted replica that lagged
+     * may still hold their keys; after a failover these releases are sent again (owner-only
+     * compare-and-delete), so stale keys of holds that ended on the old master do not block
+     * everyone until their TTL runs out — also when the process that held them cannot act (frozen).
+     */
+    private final ArrayDeque<Released> recentReleases = new ArrayDeque<>();
+
+    private record Released(String channel, String owner, long at) {}
 
     private volatile boolean closed;
 
@@ -79,6 +120,125 @@ public final class RedisDriver implements LockDriver {
         this.marginMillis = Long.toString(Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4)));
         this.subscriber = new Subscriber(
                 client, options.keyPrefix(), options.lockOptions().ticker());
+        this.sentinel = client instanceof RedisSentinelClient s ? s : null;
+        this.knownMaster = sentinel == null ? null : sentinel.getCurrentMaster();
+        // an entry written before the failover lives at most hint (≤ a lease) + margin after its
+        // last refresh, which was before the lost connection
+        this.purgeWindowNanos =
+                TimeUnit.MILLISECONDS.toNanos(lease + Long.parseLong(marginMillis) + TimeUnit.SECONDS.toMillis(1));
+    }
+
+    /**
+     * The queue scripts' purge argument: after this provider lost its connection to the master and
+     * the Sentinel client then switched to another master (a failover), the promoted replica may
+     * hold queue entries from before it, of waiters that have since been served or have left on the
+     * old master (replication lags); for a while, tries and releases pass over entries not
+     * refreshed since the connection was lost. 0 otherwise (standalone, Cluster, no failover, a
+     * failover without a lost connection, where nothing was lost either).
+     */
+    private long purgeMillis(long now) {
+        if (sentinel == null) {
+            return 0;
+        }
+        HostAndPort m = sentinel.getCurrentMaster();
+        if (m != knownMaster && noteMaster(m)) {
+            replayReleases();
+        }
+        if (!failedOver) {
+            return 0;
+        }
+        long since = now - failoverCutoff;
+        if (since >= purgeWindowNanos || since < 0) {
+            return 0;
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(since));
+    }
+
+    /** Returns true if {@code m} shows a failover that was not seen before. */
+    private synchronized boolean noteMaster(HostAndPort m) {
+        HostAndPort old = knownMaster;
+        if (m == old) {
+            return false;
+        }
+        if (m != null && m.equals(old)) {
+            knownMaster = m; // the same address in a new object: not a failover, keep the loss count
+            return false;
+        }
+        long losses = subscriber.losses();
+        boolean failover = old != null && m != null && losses != knownLosses;
+        if (failover) {
+            failoverCutoff = subscriber.lastLossNanos();
+            failedOver = true;
+            log.debug("distlock.redis.failover_seen old_master={} new_master={}", old, m);
+        }
+        knownLosses = losses;
+        knownMaster = m;
+        return failover;
+    }
+
+    /** On the subscriber thread after each (re)connection (Sentinel): a failover seen then is acted on at once. */
+    private void checkFailover() {
+        HostAndPort m = sentinel.getCurrentMaster();
+        if (m != knownMaster && noteMaster(m)) {
+            replayReleases();
+        }
+    }
+
+    private void remember(String channel, String owner) {
+        long now = options.lockOptions().ticker().read();
+        long window = options.lockOptions().leaseTime().toNanos();
+        synchronized (recentReleases) {
+            Released first;
+            while ((first = recentReleases.peekFirst()) != null && now - first.at() > window) {
+                recentReleases.pollFirst();
+            }
+            if (recentReleases.size() < MAX_REPLAYS) {
+                recentReleases.addLast(new Released(channel, owner, now));
+            }
+        }
+    }
+
+    /** Sends the releases of the last lease again, to the new master (see {@link #recentReleases}). */
+    private void replayReleases() {
+        List<Released> replay;
+        synchronized (recentReleases) {
+            replay = new ArrayList<>(recentReleases);
+            recentReleases.clear();
+        }
+        long now = options.lockOptions().ticker().read();
+        long window = options.lockOptions().leaseTime().toNanos();
+        java.util.Set<String> done = new java.util.HashSet<>();
+        for (Released r : replay) {
+            String suffix = ":released";
+            if (closed
+                    || now - r.at() > window
+                    || !r.channel().endsWith(suffix)
+                    || !done.add(r.channel() + ' ' + r.owner())) {
+                continue;
+            }
+            String base = r.channel().substring(0, r.channel().length() - suffix.length());
+            try {
+                Reply reply = queued
+                        ? run(
+                                Scripts.RELEASE_QUEUED,
+                                r.channel(),
+                                List.of(base + ":lock", base + ":token", base + ":queue", base + ":waiters"),
+                                List.of(r.owner(), r.channel(), counterTtlMillis, Long.toString(purgeMillis(now))),
+                                false)
+                        : run(
+                                Scripts.RELEASE,
+                                r.channel(),
+                                List.of(base + ":lock"),
+                                List.of(r.owner(), r.channel()),
+                                false);
+                log.debug(
+                        "distlock.redis.release_replayed channel={} stale_key_deleted={}",
+                        r.channel(),
+                        ((Long) reply.value()) != 0L);
+            } catch (RuntimeException e) {
+                log.debug("distlock.redis.release_replay_failed channel={}", r.channel(), e);
+            }
+        }
     }
 
     /**
@@ -87,6 +247,10 @@ public final class RedisDriver implements LockDriver {
      */
     public static RedisDriver create(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
         RedisDriver d = new RedisDriver(client, ownsClient, options);
+        if (d.sentinel != null) {
+            d.subscriber.onConnected(d::checkFailover);
+            d.subscriber.onReleasedOwner(d::remember);
+        }
         d.subscriber.start();
         return d;
     }
@@ -257,7 +421,10 @@ public final class RedisDriver implements LockDriver {
             // the queue keys only where they are used: the queued (hand-off) path
             this.queuedKeys =
                     queued ? List.of(lockKey, tokenKey, keys.queueKeyOfTag(tag), keys.waitersKeyOfTag(tag)) : null;
-            this.owner = queued ? Owners.newOwner() : null;
+            String carried = queued && anyCarried ? carriedOwners.remove(ctx) : null;
+            this.owner = carried != null ? carried : queued ? Owners.newOwner() : null;
+            // a carried owner's entry may still be queued: leaving must remove it
+            this.registered = carried != null;
         }
 
         @Override
@@ -318,6 +485,7 @@ public final class RedisDriver implements LockDriver {
                 return granted;
             }
             long sentAt = ctx.ticker().read();
+            long purgeMillis = purgeMillis(sentAt);
             long registerMs = 0;
             if (grant != null) {
                 registered = true; // before sending: a lost reply may still have queued us
@@ -330,7 +498,13 @@ public final class RedisDriver implements LockDriver {
                     Scripts.ACQUIRE_QUEUED,
                     name,
                     queuedKeys,
-                    List.of(owner, leaseMillis, counterTtlMillis, Long.toString(registerMs), marginMillis),
+                    List.of(
+                            owner,
+                            leaseMillis,
+                            counterTtlMillis,
+                            Long.toString(registerMs),
+                            marginMillis,
+                            Long.toString(purgeMillis)),
                     false);
             List<?> result = (List<?>) reply.value();
             long flag = (Long) result.get(0);
@@ -426,8 +600,27 @@ public final class RedisDriver implements LockDriver {
             try {
                 if (registered) {
                     // Leave the queue; if a release handed us the lock meanwhile, hand it on.
-                    Reply r = run(
-                            Scripts.RELEASE_QUEUED, name, queuedKeys, List.of(owner, channel, counterTtlMillis), false);
+                    Reply r;
+                    try {
+                        r = run(
+                                Scripts.RELEASE_QUEUED,
+                                name,
+                                queuedKeys,
+                                List.of(
+                                        owner,
+                                        channel,
+                                        counterTtlMillis,
+                                        Long.toString(purgeMillis(ctx.ticker().read()))),
+                                false);
+                    } catch (RuntimeException e) {
+                        // Our entry may still be queued (perhaps replicated to a replica about to be
+                        // promoted). If the engine goes on with a new contender for this attempt, it
+                        // keeps our owner value, so that entry (or a grant to it) stays ours.
+                        carriedOwners.put(ctx, owner);
+                        anyCarried = true;
+                        log.debug("distlock.redis.owner_carried lock={}", name);
+                        throw e;
+                    }
                     registered = false;
                     if (((Long) r.value()) != 0L) {
                         log.debug("distlock.redis.grant_handed_on lock={}", name);
@@ -511,7 +704,11 @@ public final class RedisDriver implements LockDriver {
 
         @Override
         public boolean release() {
-            return deleteIfOwner();
+            boolean deleted = deleteIfOwner();
+            if (deleted && sentinel != null) {
+                remember(channel, owner);
+            }
+            return deleted;
         }
 
         boolean deleteIfOwner() {
@@ -521,7 +718,11 @@ public final class RedisDriver implements LockDriver {
                             Scripts.RELEASE_QUEUED,
                             ctx.lockName(),
                             queuedKeys,
-                            List.of(owner, channel, counterTtlMillis),
+                            List.of(
+                                    owner,
+                                    channel,
+                                    counterTtlMillis,
+                                    Long.toString(purgeMillis(ctx.ticker().read()))),
                             false);
             boolean deleted = ((Long) reply.value()) != 0L;
             if (!deleted) {

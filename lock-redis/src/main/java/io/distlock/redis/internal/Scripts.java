@@ -44,9 +44,16 @@ public final class Scripts {
 
     /**
      * Acquire with a FIFO waiter queue (the hand-off path). KEYS: lock, counter, queue (ZSET owner →
-     * arrival sequence), waiters (HASH owner → "deadlineMs ttlMs"). ARGV: owner, lease ms, counter
-     * TTL ms, register ms (how long the caller will still wait; 0 = a single try, never queued),
-     * margin ms.
+     * arrival sequence), waiters (HASH owner → "deadlineMs ttlMs refreshedMs"). ARGV: owner, lease
+     * ms, counter TTL ms, register ms (how long the caller will still wait; 0 = a single try, never
+     * queued), margin ms, and optionally purge ms (0 or absent: none).
+     *
+     * <p>Purge ({@code ARGV[6] > 0}, sent by a client that lost its connection to the previous
+     * master and now talks to a promoted replica): if the lock is not held by {@code owner}, every
+     * other entry not refreshed within the last {@code purge} ms of server time is removed first.
+     * Such entries come from before the failover: the replica may hold entries whose waiters were
+     * served or left on the old master after replication lagged. A live waiter re-registers (its
+     * next try, prompted by its own subscriber's reconnection) and keeps or regains a place.
      *
      * <p>Returns {@code {1, token}} when it took the free lock (no live waiter queued ahead of
      * {@code owner}); {@code {2, token, pttl}} when the key already holds {@code owner} (handed over
@@ -80,6 +87,21 @@ public final class Scripts {
             "end",
             "local nowUs = now()",
             "local nowMs = math.floor(nowUs / 1000)",
+            "local purge = tonumber(ARGV[6] or '0')",
+            "if purge > 0 and redis.call('EXISTS', KEYS[3]) == 1 then",
+            "  local cutoff = nowMs - purge",
+            "  for _, h in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do",
+            "    if h ~= ARGV[1] then",
+            "      local w = redis.call('HGET', KEYS[4], h)",
+            "      local r = w and tonumber(string.match(w, '^%d+ %d+ (%d+)$'))",
+            "      if not r or r < cutoff then",
+            "        redis.call('ZREM', KEYS[3], h)",
+            "        redis.call('HDEL', KEYS[4], h)",
+            "      end",
+            "    end",
+            "  end",
+            "  if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
+            "end",
             "local hint",
             "if cur then",
             "  hint = redis.call('PTTL', KEYS[1])",
@@ -117,7 +139,8 @@ public final class Scripts {
             "    if last[2] and tonumber(last[2]) >= seq then seq = tonumber(last[2]) + 1 end",
             "    redis.call('ZADD', KEYS[3], string.format('%.0f', seq), ARGV[1])",
             "  end",
-            "  redis.call('HSET', KEYS[4], ARGV[1], string.format('%.0f', nowMs + bound) .. ' ' .. ARGV[2])",
+            "  redis.call('HSET', KEYS[4], ARGV[1], string.format('%.0f', nowMs + bound) .. ' ' .. ARGV[2] .. ' '"
+                    + " .. string.format('%.0f', nowMs))",
             "  local keep = bound + 1000",
             "  if redis.call('PTTL', KEYS[3]) < keep then redis.call('PEXPIRE', KEYS[3], keep) end",
             "  if redis.call('PTTL', KEYS[4]) < keep then redis.call('PEXPIRE', KEYS[4], keep) end",
@@ -126,10 +149,12 @@ public final class Scripts {
 
     /**
      * Release and leave for the queued path. KEYS: lock, counter, queue, waiters. ARGV: owner,
-     * channel, counter TTL ms. If the key holds {@code owner}: pops queue entries until one whose
-     * deadline has not passed, hands the lock to it ({@code SET lock waiter PX waiterTtl}, raises the
-     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs>"}, returning
-     * 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code "1"} and
+     * channel, counter TTL ms, and optionally purge ms (as in {@link #ACQUIRE_QUEUED}: entries not
+     * refreshed within that many ms are passed over). If the key holds {@code owner}: pops queue
+     * entries until one whose deadline has not passed (and, with purge, that was refreshed since), hands the lock to it ({@code SET lock waiter PX waiterTtl}, raises the
+     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs> <owner>"},
+     * returning 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code
+     * "1 <owner>"} and
      * returns 1. If the key does not hold {@code owner}: removes {@code owner} from the queue (a
      * waiter leaving) and returns 0.
      */
@@ -144,10 +169,11 @@ public final class Scripts {
             "end",
             "if redis.call('EXISTS', KEYS[3]) == 0 then",
             "  redis.call('DEL', KEYS[1])",
-            "  redis.call('PUBLISH', ARGV[2], '1')",
+            "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "  return 1",
             "end",
             "local nowUs, nowMs",
+            "local purge = tonumber(ARGV[4] or '0')",
             "while true do",
             "  local h = redis.call('ZRANGE', KEYS[3], 0, 0)[1]",
             "  if not h then break end",
@@ -160,29 +186,33 @@ public final class Scripts {
             "  local w = redis.call('HGET', KEYS[4], h)",
             "  redis.call('HDEL', KEYS[4], h)",
             "  if w then",
-            "    local d, ttl = string.match(w, '^(%d+) (%d+)$')",
-            "    if d and tonumber(d) > nowMs then",
+            "    local d, ttl, r = string.match(w, '^(%d+) (%d+) ?(%d*)$')",
+            "    if d and tonumber(d) > nowMs and (purge == 0 or (tonumber(r) or 0) >= nowMs - purge) then",
             "      redis.call('SET', KEYS[1], h, 'PX', ttl)",
             "      local token = (tonumber(redis.call('GET', KEYS[2])) or 0) + 1",
             "      if nowUs > token then token = nowUs end",
             "      local s = string.format('%.0f', token)",
             "      redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
             "      if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
-            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs))",
+            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
             "      return 2",
             "    end",
             "  end",
             "end",
             "redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])",
-            "redis.call('PUBLISH', ARGV[2], '1')",
+            "redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "return 1"));
 
-    /** KEYS: lock. ARGV: owner, channel. Compare-and-delete, then wake waiters. Returns 1 or 0. */
+    /**
+     * KEYS: lock. ARGV: owner, channel. Compare-and-delete, then wake waiters with {@code "1
+     * <owner>"} (the released owner value, which opens nothing any more; see {@link
+     * Subscriber#onReleasedOwner}). Returns 1 or 0.
+     */
     public static final Script RELEASE = new Script(String.join(
             "\n",
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1])",
-            "  redis.call('PUBLISH', ARGV[2], '1')",
+            "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "  return 1",
             "end",
             "return 0"));

@@ -51,6 +51,14 @@ public final class Subscriber implements AutoCloseable {
     private final Map<String, Grant> grants = new HashMap<>();
     private PubSub active; // subscribed and confirmed; null while (re)connecting
     private boolean closed;
+    /** Number of established connections lost so far, and the ticker reading at the last loss. */
+    private volatile long losses;
+
+    private volatile long lastLossNanos;
+    /** Run on the subscriber thread after each (re)connection, outside the lock. */
+    private volatile Runnable onConnected;
+    /** Told of every released owner value a release message names (channel, owner). */
+    private volatile java.util.function.BiConsumer<String, String> onReleasedOwner;
 
     /** Per-channel state; guarded by {@link #lock}. */
     public final class Channel {
@@ -162,6 +170,27 @@ public final class Subscriber implements AutoCloseable {
         this.controlChannel = prefix + ":subscriber:" + HexFormat.of().formatHex(id);
         this.thread = new Thread(this::run, "distlock-redis-subscriber-" + SEQUENCE.incrementAndGet());
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * Sets what runs on the subscriber thread each time its connection is (re)established (before
+     * the lock channels' subscriptions are confirmed, so before waiters are woken by them). It must
+     * not call back into this subscriber; exceptions are logged and ignored. Call before {@link
+     * #start()}.
+     */
+    public void onConnected(Runnable hook) {
+        this.onConnected = hook;
+    }
+
+    /**
+     * Sets what is told, on the subscriber thread while it holds the subscriber's lock (so it must
+     * be quick and must not call back), of each owner value that a release message on a subscribed
+     * channel names as released ({@code "1 <owner>"}, or the last field of a grant message). A
+     * released owner value opens nothing any more, except a stale copy of its key on a replica that
+     * is promoted after missing the release. Call before {@link #start()}.
+     */
+    public void onReleasedOwner(java.util.function.BiConsumer<String, String> hook) {
+        this.onReleasedOwner = hook;
     }
 
     public void start() {
@@ -352,6 +381,19 @@ public final class Subscriber implements AutoCloseable {
         }
     }
 
+    /**
+     * Number of established connections lost so far (a master killed, a connection reset); a
+     * failed attempt to reconnect does not count.
+     */
+    public long losses() {
+        return losses;
+    }
+
+    /** Ticker reading at which the last established connection was found lost (see {@link #losses()}). */
+    public long lastLossNanos() {
+        return lastLossNanos;
+    }
+
     /** Number of channels with waiters (for tests). */
     public int channelCount() {
         lock.lock();
@@ -413,6 +455,11 @@ public final class Subscriber implements AutoCloseable {
             } finally {
                 lock.lock();
                 try {
+                    if (active == ps) {
+                        // an established connection broke (not a failed reconnection attempt)
+                        lastLossNanos = ticker.read();
+                        losses++;
+                    }
                     active = null;
                     for (Channel ch : channels.values()) {
                         ch.confirmed = false;
@@ -440,20 +487,19 @@ public final class Subscriber implements AutoCloseable {
     private final class PubSub extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
+            if (connected(channel)) {
+                Runnable hook = onConnected;
+                if (hook != null) {
+                    try {
+                        hook.run();
+                    } catch (RuntimeException e) {
+                        log.debug("distlock.redis.subscriber_on_connected_failed", e);
+                    }
+                }
+                return;
+            }
             lock.lock();
             try {
-                if (channel.equals(controlChannel)) {
-                    if (closed) {
-                        unsubscribe();
-                        return;
-                    }
-                    active = this;
-                    List<String> pending = new ArrayList<>(channels.keySet());
-                    if (!pending.isEmpty()) {
-                        subscribe(pending.toArray(new String[0]));
-                    }
-                    return;
-                }
                 Channel ch = channels.get(channel);
                 if (ch != null) {
                     ch.confirmed = true;
@@ -466,16 +512,52 @@ public final class Subscriber implements AutoCloseable {
             }
         }
 
+        private void releasedOwner(String channel, String owner) {
+            java.util.function.BiConsumer<String, String> hook = onReleasedOwner;
+            if (hook != null) {
+                try {
+                    hook.accept(channel, owner);
+                } catch (RuntimeException e) {
+                    log.debug("distlock.redis.released_owner_hook_failed channel={}", channel, e);
+                }
+            }
+        }
+
+        /** Handles the control channel's confirmation; true if the connection is now established. */
+        private boolean connected(String channel) {
+            if (!channel.equals(controlChannel)) {
+                return false;
+            }
+            lock.lock();
+            try {
+                if (closed) {
+                    unsubscribe();
+                    return false;
+                }
+                active = this;
+                List<String> pending = new ArrayList<>(channels.keySet());
+                if (!pending.isEmpty()) {
+                    subscribe(pending.toArray(new String[0]));
+                }
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        }
+
         @Override
         public void onMessage(String channel, String message) {
             lock.lock();
             try {
                 Channel ch = channels.get(channel);
                 if (ch != null && message.startsWith("g ")) {
-                    // "g <owner> <token> <server µs>": the lock was handed to <owner>; it is held
-                    // now, so nobody else is woken
-                    String[] parts = message.split(" ", 4);
-                    Grant g = parts.length == 4 ? grants.get(parts[1]) : null;
+                    // "g <owner> <token> <server µs> <released owner>": the lock was handed to
+                    // <owner>; it is held now, so nobody else is woken
+                    String[] parts = message.split(" ", 5);
+                    if (parts.length == 5) {
+                        releasedOwner(channel, parts[4]);
+                    }
+                    Grant g = parts.length >= 4 ? grants.get(parts[1]) : null;
                     if (g != null && g.channel == ch) {
                         try {
                             g.token = Long.parseLong(parts[2]);
@@ -487,6 +569,9 @@ public final class Subscriber implements AutoCloseable {
                         }
                     }
                     return;
+                }
+                if (message.startsWith("1 ")) {
+                    releasedOwner(channel, message.substring(2));
                 }
                 if (ch != null) {
                     ch.permits++;
