@@ -29,8 +29,8 @@ class RedisRoundTripsIT {
 
     @BeforeAll
     static void startServers() {
-        fixture = RedisTckFixture.standalone();
-        handOff = RedisTckFixture.standaloneHandOff();
+        fixture = RedisTckFixture.standaloneNoHandOff();
+        handOff = RedisTckFixture.standalone(); // the hand-off queue is on by default
     }
 
     @AfterAll
@@ -40,7 +40,7 @@ class RedisRoundTripsIT {
     }
 
     @Test
-    void uncontended_acquireRelease_oneScriptCallEachAndNoOtherCommand() {
+    void uncontended_acquireReleaseWithoutHandOff_oneScriptCallEachAndNoOtherCommand() {
         assertOneCallEach(fixture, "round-trips");
     }
 
