@@ -326,6 +326,24 @@ public final class RedisDriver implements LockDriver {
         }
     }
 
+    /**
+     * Releases {@code owner}'s hold, or its queue entry, with the queue script: hands the lock to the
+     * first live queued waiter if {@code owner} held it (waiter leaving, or holder releasing).
+     */
+    private Reply releaseQueued(
+            String lockName, List<String> queuedKeys, String owner, String channel, AcquireContext ctx) {
+        return run(
+                Scripts.RELEASE_QUEUED,
+                lockName,
+                queuedKeys,
+                List.of(
+                        owner,
+                        channel,
+                        counterTtlMillis,
+                        Long.toString(purgeMillis(ctx.ticker().read()))),
+                false);
+    }
+
     private static boolean isStaleConnection(Throwable t) {
         if (!(t instanceof JedisConnectionException)) {
             return false;
@@ -602,16 +620,7 @@ public final class RedisDriver implements LockDriver {
                     // Leave the queue; if a release handed us the lock meanwhile, hand it on.
                     Reply r;
                     try {
-                        r = run(
-                                Scripts.RELEASE_QUEUED,
-                                name,
-                                queuedKeys,
-                                List.of(
-                                        owner,
-                                        channel,
-                                        counterTtlMillis,
-                                        Long.toString(purgeMillis(ctx.ticker().read()))),
-                                false);
+                        r = releaseQueued(name, queuedKeys, owner, channel, ctx);
                     } catch (RuntimeException e) {
                         // Our entry may still be queued (perhaps replicated to a replica about to be
                         // promoted). If the engine goes on with a new contender for this attempt, it
@@ -714,16 +723,7 @@ public final class RedisDriver implements LockDriver {
         boolean deleteIfOwner() {
             Reply reply = queuedKeys == null
                     ? run(Scripts.RELEASE, ctx.lockName(), List.of(lockKey), List.of(owner, channel), false)
-                    : run(
-                            Scripts.RELEASE_QUEUED,
-                            ctx.lockName(),
-                            queuedKeys,
-                            List.of(
-                                    owner,
-                                    channel,
-                                    counterTtlMillis,
-                                    Long.toString(purgeMillis(ctx.ticker().read()))),
-                            false);
+                    : releaseQueued(ctx.lockName(), queuedKeys, owner, channel, ctx);
             boolean deleted = ((Long) reply.value()) != 0L;
             if (!deleted) {
                 log.debug("distlock.redis.release_not_owner lock={}", ctx.lockName());
