@@ -64,6 +64,8 @@ final class Node implements AutoCloseable {
     private final HostAndPort hostAndPort;
     private final JedisClientConfig clientConfig;
     private volatile long directRetryAt;
+    /** See {@link #replied}. */
+    private volatile long usualReplyNanos;
     /** Requests written by a round's own thread, and requests run by the I/O threads (tests read them). */
     private final LongAdder directSends = new LongAdder();
 
@@ -138,6 +140,21 @@ final class Node implements AutoCloseable {
 
     int index() {
         return index;
+    }
+
+    /**
+     * Records how long after its round started a reply (or failure) of this node arrived, read
+     * directly or by the I/O thread: a moving average over about the last 8 replies. Updated without a lock by the
+     * threads that read replies; a lost update only delays the average a little.
+     */
+    void replied(long nanos) {
+        long u = usualReplyNanos;
+        usualReplyNanos = u + ((Math.max(0, nanos) - u) >> 3);
+    }
+
+    /** About how long this node's replies usually take (0 before the first one). */
+    long usualReplyNanos() {
+        return usualReplyNanos;
     }
 
     /** {@code host:port}. */
