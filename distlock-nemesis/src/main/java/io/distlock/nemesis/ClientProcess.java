@@ -86,15 +86,19 @@ final class ClientProcess implements AutoCloseable {
         cmd.add(absolute(classPath));
         cmd.add(NemesisClientMain.class.getName());
         cmd.addAll(List.of("--client", id, "--lock", spec.lock(), "--jdbc", spec.jdbcUrl(), "--user", spec.user()));
-        cmd.addAll(List.of("--password", spec.password(), "--account", spec.account()));
+        cmd.addAll(List.of("--account", spec.account()));
         cmd.addAll(List.of("--maxWaitMs", Long.toString(spec.maxWaitMs()), "--workMs", Long.toString(spec.workMs())));
+        // secrets (the database password, a lock URI that may carry credentials) go in the child's
+        // environment, which only its user can read, not on its command line, which `ps` shows to all
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put(NemesisClientMain.PASSWORD_ENV, spec.password());
         if (spec.broken()) {
             cmd.add("--broken");
         } else {
-            cmd.addAll(List.of("--uri", spec.uri()));
+            env.put(NemesisClientMain.URI_ENV, spec.uri());
         }
-        SupervisedProcess p = SupervisedProcess.start(
-                "nemesis-client-" + id, cmd, dir, dir.resolve("client.log"), true, dir, Map.of());
+        SupervisedProcess p =
+                SupervisedProcess.start("nemesis-client-" + id, cmd, dir, dir.resolve("client.log"), true, dir, env);
         ClientProcess c = new ClientProcess(id, p, dir, sink);
         try {
             long deadline = System.nanoTime() + startTimeout.toNanos();

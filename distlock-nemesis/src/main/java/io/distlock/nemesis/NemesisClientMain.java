@@ -59,7 +59,15 @@ public final class NemesisClientMain {
         this.args = args;
     }
 
-    /** Entry point; arguments are {@code --name value} pairs (see {@link ClientProcess}). */
+    /** Environment variable with the guarded resource's database password. */
+    static final String PASSWORD_ENV = "DISTLOCK_NEMESIS_DB_PASSWORD";
+    /** Environment variable with the lock URI (it may carry credentials). */
+    static final String URI_ENV = "DISTLOCK_NEMESIS_LOCK_URI";
+
+    /**
+     * Entry point; arguments are {@code --name value} pairs (see {@link ClientProcess}); the
+     * password and the lock URI come from {@value #PASSWORD_ENV} and {@value #URI_ENV}.
+     */
     public static void main(String[] argv) throws Exception {
         out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err);
@@ -74,8 +82,17 @@ public final class NemesisClientMain {
                 System.exit(2);
             }
         }
+        putEnv(a, "password", PASSWORD_ENV);
+        putEnv(a, "uri", URI_ENV);
         new NemesisClientMain(a).run();
         System.exit(0);
+    }
+
+    private static void putEnv(Map<String, String> args, String name, String variable) {
+        String value = System.getenv(variable);
+        if (value != null) {
+            args.put(name, value);
+        }
     }
 
     private void run() throws Exception {

@@ -3,6 +3,8 @@ package io.distlock.nemesis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.tck.servers.MariaDbServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -32,6 +34,15 @@ class NemesisIT {
         }
     }
 
+    /** A process's whole command line from /proc (ProcessHandle.Info leaves out long ones), or "". */
+    private static String commandLine(ProcessHandle h) {
+        try {
+            return Files.readString(Paths.get("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.UTF_8);
+        } catch (java.io.IOException gone) {
+            return "";
+        }
+    }
+
     private static void log(String line) {
         System.out.println("[nemesis] " + line);
     }
@@ -50,6 +61,11 @@ class NemesisIT {
                 clients.add(ClientProcess.start(
                         "k" + i, spec, System.getProperty("java.class.path"), events::add, Duration.ofSeconds(60)));
             }
+            // the database password is in the children's environment, not on their command lines
+            // (which every user of the machine can read with ps)
+            assertThat(ProcessHandle.current().descendants().map(NemesisIT::commandLine))
+                    .anyMatch(line -> line.contains(NemesisClientMain.class.getName()))
+                    .noneMatch(line -> line.contains(db.password()));
             String result = ClockCheck.check(clients, 20);
             assertThat(result).startsWith("ok");
             clients.forEach(c -> c.stop(Duration.ofSeconds(10)));
