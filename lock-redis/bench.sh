@@ -6,7 +6,7 @@
 # Before/after in one JVM (another checkout's lock-api + lock-redis against this one's, two class loaders):
 #   lock-redis/bench.sh before-after <other checkout> [rounds] [warmup]
 # Hand-off (release by A -> acquisition by waiting B) before/after in one JVM, alternating blocks:
-#   lock-redis/bench.sh handoff-before-after <other checkout> [rounds] [hand-offs per block]
+#   lock-redis/bench.sh handoff-before-after <other checkout> [rounds] [hand-offs per block] [waiters]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -q -pl lock-redis -am test-compile dependency:build-classpath \

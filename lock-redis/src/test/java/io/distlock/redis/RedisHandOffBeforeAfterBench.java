@@ -25,11 +25,11 @@ import redis.clients.jedis.Jedis;
  * Before/after harness for the hand-off (not a test): two builds of lock-api + lock-redis in one
  * JVM, each in its own class loader (Jedis and the rest shared), each with two providers opened
  * from distlock-compare's URI; blocks of hand-offs (release by A → acquisition by waiting B, the
- * holder holding 2 ms first, as distlock-compare's {@code handoff_1}) alternate between the two
+ * holder holding 2 ms first, as distlock-compare's {@code handoff_1} / {@code handoff_many}) alternate between the two
  * builds, with a block of {@code PING}s between them. Prints the p50 of each round and the medians.
  *
  * <p>Run: {@code lock-redis/bench.sh handoff-before-after <other checkout> [rounds] [hand-offs per
- * block]}, which builds the classes of both trees first.
+ * block] [waiters]}, which builds the classes of both trees first.
  */
 public final class RedisHandOffBeforeAfterBench {
     private static final long HOLD_NANOS = 2_000_000;
@@ -38,16 +38,17 @@ public final class RedisHandOffBeforeAfterBench {
 
     /** A hand-off block runner; one copy per class loader. */
     public static final class HandOffs implements IntFunction<long[]>, AutoCloseable {
-        private final io.distlock.LockProvider a;
-        private final io.distlock.LockProvider b;
+        private final List<io.distlock.LockProvider> clients = new ArrayList<>();
         private final String name;
 
-        public HandOffs(String uri, String name) {
+        /** {@code waiters + 1} providers, one thread each, as distlock-compare's hand-off scenarios. */
+        public HandOffs(String uri, String name, int waiters) {
             ClassLoader previous = Thread.currentThread().getContextClassLoader();
             Thread.currentThread().setContextClassLoader(HandOffs.class.getClassLoader()); // ServiceLoader
             try {
-                this.a = io.distlock.LockProviders.open(uri);
-                this.b = io.distlock.LockProviders.open(uri);
+                for (int i = 0; i <= waiters; i++) {
+                    clients.add(io.distlock.LockProviders.open(uri));
+                }
             } finally {
                 Thread.currentThread().setContextClassLoader(previous);
             }
@@ -63,7 +64,7 @@ public final class RedisHandOffBeforeAfterBench {
             AtomicLong lastRelease = new AtomicLong();
             AtomicReference<Throwable> error = new AtomicReference<>();
             List<Thread> threads = new ArrayList<>();
-            for (io.distlock.LockProvider p : List.of(a, b)) {
+            for (io.distlock.LockProvider p : clients) {
                 Thread t = new Thread(
                         () -> {
                             try {
@@ -117,8 +118,7 @@ public final class RedisHandOffBeforeAfterBench {
 
         @Override
         public void close() {
-            a.close();
-            b.close();
+            clients.forEach(io.distlock.LockProvider::close);
         }
     }
 
@@ -142,12 +142,13 @@ public final class RedisHandOffBeforeAfterBench {
 
     /**
      * @param args before-classes (lock-api and lock-redis class folders, ':'-separated), after-classes
-     *     (the same), the folder holding this class, rounds, hand-offs per block
+     *     (the same), the folder holding this class, rounds, hand-offs per block, waiters (1)
      */
     @SuppressWarnings("unchecked")
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
         int block = args.length > 4 ? Integer.parseInt(args[4]) : 200;
+        int waiters = args.length > 5 ? Integer.parseInt(args[5]) : 1;
         try (RedisServer server = RedisServer.start();
                 Jedis ping = new Jedis(server.host(), server.port())) {
             String uri = "redis://" + server.host() + ":" + server.port() + "?leaseTime=10s";
@@ -163,8 +164,8 @@ public final class RedisHandOffBeforeAfterBench {
                 ClassLoader loader =
                         new ChildFirst(urls.toArray(new URL[0]), RedisHandOffBeforeAfterBench.class.getClassLoader());
                 Object h = loader.loadClass(HandOffs.class.getName())
-                        .getConstructor(String.class, String.class)
-                        .newInstance(uri, "hoba-" + labels[i]);
+                        .getConstructor(String.class, String.class, int.class)
+                        .newInstance(uri, "hoba-" + labels[i], waiters);
                 variants.put(labels[i], (IntFunction<long[]>) h);
                 closing.add((AutoCloseable) h);
             }
@@ -189,7 +190,8 @@ public final class RedisHandOffBeforeAfterBench {
                 System.out.println(line);
             }
             double floor = median(p50s.get("ping"));
-            StringBuilder line = new StringBuilder("median hand-off p50 (" + rounds + " rounds of " + block + "):");
+            StringBuilder line = new StringBuilder(
+                    "median hand-off p50 (" + waiters + " waiters, " + rounds + " rounds of " + block + "):");
             p50s.forEach((k, v) ->
                     line.append(String.format(Locale.ROOT, " %s=%.1fus(%.2f PINGs)", k, median(v), median(v) / floor)));
             System.out.println(line);
