@@ -291,7 +291,9 @@ public final class Subscriber implements AutoCloseable {
     /**
      * Expects a grant for {@code owner} on {@code ch} (a registered channel): a grant message for
      * {@code owner} is kept in the returned mailbox and wakes the thread waiting in {@link
-     * #awaitGrant}. Call before the request that may queue {@code owner} is sent.
+     * #awaitGrant}; it also ends that waiter's interest in {@code ch} (the caller's one
+     * registration), which {@link #leave} then leaves alone. Call before the request that may queue
+     * {@code owner} is sent.
      */
     public Grant expectGrant(Channel ch, String owner) {
         lock.lock();
