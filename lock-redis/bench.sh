@@ -5,16 +5,20 @@
 #   lock-redis/bench.sh ab [rounds] [handoffs]
 # Before/after in one JVM (another checkout's lock-api + lock-redis against this one's, two class loaders):
 #   lock-redis/bench.sh before-after <other checkout> [rounds] [warmup]
+# Hand-off (release by A -> acquisition by waiting B) before/after in one JVM, alternating blocks:
+#   lock-redis/bench.sh handoff-before-after <other checkout> [rounds] [hand-offs per block] [waiters]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -q -pl lock-redis -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
 CP="lock-redis/target/test-classes:lock-redis/target/classes:$(cat lock-redis/target/test-classpath.txt)"
-if [ "${1:-}" = "before-after" ]; then
+if [ "${1:-}" = "before-after" ] || [ "${1:-}" = "handoff-before-after" ]; then
+  main=io.distlock.redis.RedisBeforeAfterBench
+  [ "$1" = "handoff-before-after" ] && main=io.distlock.redis.RedisHandOffBeforeAfterBench
   other="$(cd "$2" && pwd)"
   shift 2
   (cd "$other" && ./mvnw -q -pl lock-redis -am compile -Dspotless.check.skip=true)
-  exec java -cp "$CP" io.distlock.redis.RedisBeforeAfterBench \
+  exec java -cp "$CP" "$main" \
     "$other/lock-api/target/classes:$other/lock-redis/target/classes" \
     "lock-api/target/classes:lock-redis/target/classes" lock-redis/target/test-classes "$@"
 fi

@@ -122,6 +122,42 @@ class RedisHandOffIT {
         await().atMost(Duration.ofSeconds(2)).until(() -> b.subscribedChannels() == 0);
     }
 
+    private long serverSubscribers() {
+        String channel = "distlock:{" + LockNames.encode(name) + "}:released";
+        try (Jedis admin = fixture.admin()) {
+            return admin.pubsubNumSub(channel).getOrDefault(channel, 0L);
+        }
+    }
+
+    @Test
+    void handOff_grantedWaiters_subscriberDropsEachInterestAndUnsubscribesAfterTheLast() throws Exception {
+        // the subscriber thread drops a granted waiter's interest itself (the woken thread writes
+        // nothing): a second waiter of the same provider must stay subscribed and get its grant
+        RedisLockProvider a = client(Duration.ofSeconds(10));
+        RedisLockProvider b = client(Duration.ofSeconds(10));
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        Future<Optional<Lease>> first = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queued() == 1);
+        Future<Optional<Lease>> second = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queued() == 2);
+        assertThat(serverSubscribers())
+                .as("one subscriber connection for both waiters")
+                .isEqualTo(1);
+
+        held.release();
+        Lease got1 = first.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(b.subscribedChannels()).as("the second waiter's interest").isEqualTo(1);
+        got1.release();
+        // a lost subscription would leave the second waiter to its hint (the 10 s lease): 5 s fails it
+        Lease got2 = second.get(5, TimeUnit.SECONDS).orElseThrow();
+        assertThat(got2.fencingToken().getAsLong())
+                .isGreaterThan(got1.fencingToken().getAsLong());
+        assertThat(b.subscribedChannels()).isZero();
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverSubscribers() == 0);
+        got2.release();
+        assertNothingLeftButCounter();
+    }
+
     @Test
     void handOff_threeWaitersQueuedInTurn_servedInFifoOrder() throws Exception {
         RedisLockProvider holder = client(Duration.ofSeconds(10));

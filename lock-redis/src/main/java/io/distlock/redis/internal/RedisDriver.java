@@ -586,6 +586,16 @@ public final class RedisDriver implements LockDriver {
             }
             long now = ctx.ticker().read();
             waitDeadline = deadlineNanos;
+            if (grant != null && subscriber.dropped(grant)) {
+                // our grant arrived, and the subscriber dropped our interest with it
+                if (timed) {
+                    return; // the engine's next try takes the grant without a request
+                }
+                // not usable without a registration's times (a carried owner value's grant, which
+                // the next try finds as ours on the server): register again
+                grant = null;
+                interest = null;
+            }
             if (interest == null) {
                 // Subscribe, wait for the server's confirmation, and return at once so the engine
                 // tries again: a release between our failed try and the subscription is not missed.
@@ -642,14 +652,11 @@ public final class RedisDriver implements LockDriver {
 
         private void leave() {
             Subscriber.Grant g = grant;
-            if (g != null) {
-                grant = null;
-                subscriber.forgetGrant(g);
-            }
             Subscriber.Channel i = interest;
-            if (i != null) {
+            if (g != null || i != null) {
+                grant = null;
                 interest = null;
-                subscriber.unregister(i);
+                subscriber.leave(i, g); // nothing left to do if our grant arrived (the subscriber dropped both)
             }
         }
     }

@@ -31,8 +31,15 @@ import redis.clients.jedis.UnifiedJedis;
  * publishes again. Events that may have hidden a release (subscription confirmed, reconnection)
  * advance the channel's epoch and wake all its waiters once.
  *
- * <p>All sends on the connection happen under {@link #lock}, together with the reference count
- * changes, so the order on the wire matches the order of the state changes.
+ * <p>A grant message ends its waiter's wait: the subscriber thread wakes that thread and then drops
+ * its interest itself (the {@code UNSUBSCRIBE} of a channel left without waiters is written by the
+ * subscriber thread, after the waiting thread was woken), so the woken thread returns without a
+ * write on the connection.
+ *
+ * <p>All sends on the connection happen under {@link #sendLock}, which is taken while holding
+ * {@link #lock}, together with the reference count changes, so the order on the wire matches the
+ * order of the state changes; only the grant path releases {@link #lock} before its send is
+ * written (the woken waiter needs {@link #lock}, not the connection).
  *
  * <p>Public (with its methods) for lock-redlock, which runs one per Redlock node.
  */
@@ -46,6 +53,9 @@ public final class Subscriber implements AutoCloseable {
     private final String controlChannel;
     private final Thread thread;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Held for each send on the connection; taken only while holding {@link #lock}. */
+    private final ReentrantLock sendLock = new ReentrantLock();
+
     private final Condition stateChanged = lock.newCondition(); // confirmations, close, backoff
     private final Map<String, Channel> channels = new HashMap<>();
     private final Map<String, Grant> grants = new HashMap<>();
@@ -110,6 +120,9 @@ public final class Subscriber implements AutoCloseable {
         final Channel channel;
         final Condition wake = lock.newCondition();
         boolean arrived;
+        /** The subscriber dropped the waiter's interest when the grant arrived (see {@link #leave}). */
+        boolean dropped;
+
         long token;
         long serverMicros;
 
@@ -204,11 +217,14 @@ public final class Subscriber implements AutoCloseable {
             Channel ch = channels.computeIfAbsent(channel, Channel::new);
             ch.refs++;
             if (ch.refs == 1 && active != null) {
+                sendLock.lock();
                 try {
                     active.subscribe(channel);
                 } catch (RuntimeException e) {
                     // the loop notices the broken connection, reconnects and subscribes everything
                     log.debug("distlock.redis.subscribe_failed channel={}", channel, e);
+                } finally {
+                    sendLock.unlock();
                 }
             }
             return ch;
@@ -254,10 +270,13 @@ public final class Subscriber implements AutoCloseable {
             if (ch.refs == 0) {
                 channels.remove(ch.name);
                 if (active != null) {
+                    sendLock.lock();
                     try {
                         active.unsubscribe(ch.name);
                     } catch (RuntimeException e) {
                         log.debug("distlock.redis.unsubscribe_failed channel={}", ch.name, e);
+                    } finally {
+                        sendLock.unlock();
                     }
                 }
             } else if (ch.permits > 0) {
@@ -272,7 +291,9 @@ public final class Subscriber implements AutoCloseable {
     /**
      * Expects a grant for {@code owner} on {@code ch} (a registered channel): a grant message for
      * {@code owner} is kept in the returned mailbox and wakes the thread waiting in {@link
-     * #awaitGrant}. Call before the request that may queue {@code owner} is sent.
+     * #awaitGrant}; it also ends that waiter's interest in {@code ch} (the caller's one
+     * registration), which {@link #leave} then leaves alone. Call before the request that may queue
+     * {@code owner} is sent.
      */
     public Grant expectGrant(Channel ch, String owner) {
         lock.lock();
@@ -286,18 +307,67 @@ public final class Subscriber implements AutoCloseable {
         }
     }
 
-    /** Stops expecting {@code g}; a later grant message for its owner is ignored. */
-    public void forgetGrant(Grant g) {
+    /**
+     * Ends a waiter's wait: stops expecting {@code g} (a later grant message for its owner is
+     * ignored) and removes the interest in {@code ch} (see {@link #unregister(Channel)}), unless the
+     * subscriber already dropped both when {@code g}'s grant arrived. Either may be null.
+     */
+    public void leave(Channel ch, Grant g) {
         lock.lock();
         try {
-            grants.remove(g.owner, g);
-            g.channel.grantees.remove(g);
-            if (g.channel.permits > 0) {
-                g.channel.wakeOne();
+            if (g != null) {
+                if (g.dropped) {
+                    return; // the grant's interest was ch's (one per waiter), dropped with it
+                }
+                grants.remove(g.owner, g);
+                g.channel.grantees.remove(g);
+                if (g.channel.permits > 0) {
+                    g.channel.wakeOne();
+                }
+            }
+            if (ch != null) {
+                unregister(ch);
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether the subscriber dropped {@code g} and its waiter's interest because its grant arrived:
+     * a waiter that goes on waiting after that must register again.
+     */
+    public boolean dropped(Grant g) {
+        lock.lock();
+        try {
+            return g.dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * On a grant's arrival (holding {@link #lock}): the waiter's wait is over, so its mailbox and its
+     * interest are dropped here. Returns the channel to unsubscribe (the waiter was its last), or
+     * null.
+     */
+    private String drop(Grant g, PubSub reader) {
+        grants.remove(g.owner, g);
+        Channel ch = g.channel;
+        ch.grantees.remove(g);
+        g.dropped = true;
+        if (ch.refs <= 0) {
+            return null;
+        }
+        ch.refs--;
+        if (ch.refs == 0) {
+            channels.remove(ch.name);
+            return active == reader && !closed ? ch.name : null;
+        }
+        if (ch.permits > 0) {
+            ch.wakeOne();
+        }
+        return null;
     }
 
     /**
@@ -413,10 +483,13 @@ public final class Subscriber implements AutoCloseable {
             }
             closed = true;
             if (active != null) {
+                sendLock.lock();
                 try {
                     active.unsubscribe();
                 } catch (RuntimeException e) {
                     log.debug("distlock.redis.subscriber_close_unsubscribe_failed", e);
+                } finally {
+                    sendLock.unlock();
                 }
             }
             stateChanged.signalAll();
@@ -537,7 +610,12 @@ public final class Subscriber implements AutoCloseable {
                 active = this;
                 List<String> pending = new ArrayList<>(channels.keySet());
                 if (!pending.isEmpty()) {
-                    subscribe(pending.toArray(new String[0]));
+                    sendLock.lock();
+                    try {
+                        subscribe(pending.toArray(new String[0]));
+                    } finally {
+                        sendLock.unlock();
+                    }
                 }
                 return true;
             } finally {
@@ -547,6 +625,7 @@ public final class Subscriber implements AutoCloseable {
 
         @Override
         public void onMessage(String channel, String message) {
+            String unsubscribe = null;
             lock.lock();
             try {
                 Channel ch = channels.get(channel);
@@ -564,6 +643,11 @@ public final class Subscriber implements AutoCloseable {
                             g.serverMicros = Long.parseLong(parts[3]);
                             g.arrived = true;
                             g.wake.signal();
+                            unsubscribe = drop(g, this);
+                            if (unsubscribe != null) {
+                                // taken before the lock is released: no other send can come first
+                                sendLock.lock();
+                            }
                         } catch (NumberFormatException e) {
                             log.debug("distlock.redis.bad_grant_message channel={}", channel);
                         }
@@ -581,7 +665,16 @@ public final class Subscriber implements AutoCloseable {
                     }
                 }
             } finally {
-                lock.unlock();
+                lock.unlock(); // wakes the granted waiter now, before the write below
+                if (unsubscribe != null) {
+                    try {
+                        unsubscribe(unsubscribe);
+                    } catch (RuntimeException e) {
+                        log.debug("distlock.redis.unsubscribe_failed channel={}", unsubscribe, e);
+                    } finally {
+                        sendLock.unlock();
+                    }
+                }
             }
         }
     }
