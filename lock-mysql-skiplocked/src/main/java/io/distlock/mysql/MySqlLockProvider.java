@@ -287,6 +287,10 @@ public final class MySqlLockProvider implements LockProvider {
      * Then runs {@code work} in the same transaction and commits; if {@code work} throws, rolls back
      * (the rows become claimable again). Uses a pooled connection for the duration.
      *
+     * <p>Each call starts at the first matching key. If your work changes an indexed column of the
+     * {@code where} (a status flag), claims read past the old index entries until the server purges
+     * them; the {@link ClaimCursor} overload starts after the last claimed key instead.
+     *
      * @param table your table; identifiers must match {@code [A-Za-z_][A-Za-z0-9_]{0,63}}
      * @throws IllegalArgumentException for a bad identifier or a limit outside 1..100000
      */
