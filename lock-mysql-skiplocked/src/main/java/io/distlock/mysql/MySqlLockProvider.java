@@ -302,10 +302,11 @@ public final class MySqlLockProvider implements LockProvider {
 
     /**
      * Like {@link #claimRows(String, String, Map, int, ClaimWork)}, but the claim starts after the
-     * last key that {@code cursor} saw committed ({@code AND keyColumn > ?}) instead of at the first
+     * last key that {@code cursor} saw claimed ({@code AND keyColumn > ?}) instead of at the first
      * matching key; if nothing is claimable there, the same call claims from the first matching key
      * (a second statement). Share one cursor among the workers of one claim (same table, key and
-     * {@code where}).
+     * {@code where}): each claim then also starts after the rows the other workers are holding
+     * instead of skipping them one by one.
      *
      * <p>Why: when a claim changes an indexed column ({@code status = 'ALLOCATED'} with an index on
      * {@code (status, id)}), InnoDB leaves the old index entries delete-marked until its purge
@@ -319,8 +320,9 @@ public final class MySqlLockProvider implements LockProvider {
      * an empty result means no matching row was claimable anywhere when the call ran. What changes
      * is the order: rows behind the cursor that become claimable again (a claim that rolled back,
      * rows inserted with smaller keys) are claimed only once a claim finds nothing after the cursor.
-     * Keys are compared by the server (the bound value against {@code keyColumn}); the cursor moves
-     * only when a claim commits.
+     * The cursor moves as soon as a claim returns rows, before the work runs; the claim's statement
+     * compares keys on the server (the bound value against {@code keyColumn}), so an out-of-date
+     * cursor costs only rows read, never a row claimed twice or missed.
      *
      * @throws IllegalArgumentException for a bad identifier or a limit outside 1..100000
      */
@@ -334,8 +336,9 @@ public final class MySqlLockProvider implements LockProvider {
 
     /**
      * Where the claims of one {@link #claimRows(String, String, Map, int, ClaimCursor, ClaimWork)}
-     * query left off: the last key of the latest committed claim. Thread-safe; share one among the
-     * workers of a claim. Holds no connection and no lock.
+     * query left off: the last key of the latest claim (the largest of concurrent claims' last keys
+     * when the keys are numbers of one type). Thread-safe; share one among the workers of a claim.
+     * Holds no connection and no lock.
      */
     public static final class ClaimCursor {
         private final String index;
@@ -366,9 +369,34 @@ public final class MySqlLockProvider implements LockProvider {
             return new ClaimCursor(index);
         }
 
-        /** The last key of the latest committed claim, or empty at the start. */
+        /** The last key of the latest claim, or empty at the start and after a claim found nothing. */
         public Optional<Object> position() {
             return Optional.ofNullable(after.get());
+        }
+
+        /**
+         * After a claim returned {@code keys} (in key order). From the start of the key range (or
+         * nothing found), the cursor is set; otherwise it keeps the larger of its position and the
+         * claim's last key where Java orders them as the server does (numbers of one type), so
+         * concurrent claims finishing out of order do not move it back.
+         */
+        void claimed(List<Object> keys, boolean fromStart) {
+            Object last = keys.isEmpty() ? null : keys.get(keys.size() - 1);
+            if (fromStart || last == null) {
+                after.set(last);
+            } else {
+                after.accumulateAndGet(last, ClaimCursor::later);
+            }
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private static Object later(Object current, Object candidate) {
+            if (current instanceof Number
+                    && current instanceof Comparable
+                    && current.getClass() == candidate.getClass()) {
+                return ((Comparable) current).compareTo(candidate) >= 0 ? current : candidate;
+            }
+            return candidate;
         }
 
         @Override
@@ -390,20 +418,22 @@ public final class MySqlLockProvider implements LockProvider {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             }
             try {
-                List<Object> keys;
                 Object from = cursor == null ? null : cursor.after.get();
-                keys = claimer.claim(c, from);
-                if (keys.isEmpty() && from != null) {
+                List<Object> keys = claimer.claim(c, from);
+                boolean fromStart = from == null;
+                if (keys.isEmpty() && !fromStart) {
                     // nothing after the cursor: rows behind it may have become claimable again
                     keys = claimer.claim(c, null);
+                    fromStart = true;
+                }
+                if (cursor != null) {
+                    // at once, not at commit: the next claim, by any worker, starts after the rows
+                    // this one holds; nothing claimed from the start means nothing claimable, so the
+                    // next claim starts at the first key again
+                    cursor.claimed(keys, fromStart);
                 }
                 T result = work.process(c, keys);
                 c.commit();
-                if (cursor != null) {
-                    // rows come in key order: the last one is the largest; nothing claimed means
-                    // nothing claimable anywhere, so the next claim starts at the first key again
-                    cursor.after.set(keys.isEmpty() ? null : keys.get(keys.size() - 1));
-                }
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
                 try {
