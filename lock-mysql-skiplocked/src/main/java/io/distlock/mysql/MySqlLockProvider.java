@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
@@ -286,13 +287,125 @@ public final class MySqlLockProvider implements LockProvider {
      * Then runs {@code work} in the same transaction and commits; if {@code work} throws, rolls back
      * (the rows become claimable again). Uses a pooled connection for the duration.
      *
+     * <p>Each call starts at the first matching key. If your work changes an indexed column of the
+     * {@code where} (a status flag), claims read past the old index entries until the server purges
+     * them; the {@link ClaimCursor} overload starts after the last claimed key instead.
+     *
      * @param table your table; identifiers must match {@code [A-Za-z_][A-Za-z0-9_]{0,63}}
      * @throws IllegalArgumentException for a bad identifier or a limit outside 1..100000
      */
     public <T> T claimRows(String table, String keyColumn, Map<String, ?> where, int limit, ClaimWork<T> work)
             throws SQLException {
         Objects.requireNonNull(work, "work must not be null");
-        RowClaimer claimer = new RowClaimer(table, keyColumn, where, limit);
+        return claim(new RowClaimer(table, keyColumn, where, limit), null, work);
+    }
+
+    /**
+     * Like {@link #claimRows(String, String, Map, int, ClaimWork)}, but the claim starts after the
+     * last key that {@code cursor} saw claimed ({@code AND keyColumn > ?}) instead of at the first
+     * matching key; if nothing is claimable there, the same call claims from the first matching key
+     * (a second statement). Share one cursor among the workers of one claim (same table, key and
+     * {@code where}): each claim then also starts after the rows the other workers are holding
+     * instead of skipping them one by one.
+     *
+     * <p>Why: when a claim changes an indexed column ({@code status = 'ALLOCATED'} with an index on
+     * {@code (status, id)}), InnoDB leaves the old index entries delete-marked until its purge
+     * removes them, and a claim from the first matching key reads past every one of them, about two
+     * page reads each. Under steady claiming that is hundreds to thousands of entries per claim, and
+     * more the faster rows are claimed. A cursor starts past them. See the module README
+     * ("Session 6") for measurements.
+     *
+     * <p>Guarantees are those of {@code claimRows}: a row is claimed only while this transaction
+     * holds its row lock and it matches {@code where}, so two claims never hold the same row, and
+     * an empty result means no matching row was claimable anywhere when the call ran. What changes
+     * is the order: rows behind the cursor that become claimable again (a claim that rolled back,
+     * rows inserted with smaller keys) are claimed only once a claim finds nothing after the cursor.
+     * The cursor moves as soon as a claim returns rows, before the work runs; the claim's statement
+     * compares keys on the server (the bound value against {@code keyColumn}), so an out-of-date
+     * cursor costs only rows read, never a row claimed twice or missed.
+     *
+     * @throws IllegalArgumentException for a bad identifier or a limit outside 1..100000
+     */
+    public <T> T claimRows(
+            String table, String keyColumn, Map<String, ?> where, int limit, ClaimCursor cursor, ClaimWork<T> work)
+            throws SQLException {
+        Objects.requireNonNull(cursor, "cursor must not be null");
+        Objects.requireNonNull(work, "work must not be null");
+        return claim(new RowClaimer(table, keyColumn, where, limit, cursor.index), cursor, work);
+    }
+
+    /**
+     * Where the claims of one {@link #claimRows(String, String, Map, int, ClaimCursor, ClaimWork)}
+     * query left off: the last key of the latest claim (the largest of concurrent claims' last keys
+     * when the keys are numbers of one type). Thread-safe; share one among the workers of a claim.
+     * Holds no connection and no lock.
+     */
+    public static final class ClaimCursor {
+        private final String index;
+        private final AtomicReference<Object> after = new AtomicReference<>();
+
+        private ClaimCursor(String index) {
+            this.index = index;
+        }
+
+        /** A cursor at the start; the server's optimizer picks the index. */
+        public static ClaimCursor create() {
+            return new ClaimCursor(null);
+        }
+
+        /**
+         * A cursor at the start whose claims name {@code index} ({@code FORCE INDEX}): an index whose
+         * columns are the {@code where} columns followed by the key column. MariaDB 10.11 reads such an
+         * index by the {@code where} values alone ({@code ref} access) and ignores the key bound
+         * unless told; without the index named the cursor saves little there.
+         *
+         * @throws IllegalArgumentException if {@code index} does not match {@code [A-Za-z_][A-Za-z0-9_]{0,63}}
+         */
+        public static ClaimCursor usingIndex(String index) {
+            if (index == null || !index.matches("[A-Za-z_][A-Za-z0-9_]{0,63}")) {
+                throw new IllegalArgumentException(
+                        "index must match [A-Za-z_][A-Za-z0-9_]{0,63} (was '" + index + "')");
+            }
+            return new ClaimCursor(index);
+        }
+
+        /** The last key of the latest claim, or empty at the start and after a claim found nothing. */
+        public Optional<Object> position() {
+            return Optional.ofNullable(after.get());
+        }
+
+        /**
+         * After a claim returned {@code keys} (in key order). From the start of the key range (or
+         * nothing found), the cursor is set; otherwise it keeps the larger of its position and the
+         * claim's last key where Java orders them as the server does (numbers of one type), so
+         * concurrent claims finishing out of order do not move it back.
+         */
+        void claimed(List<Object> keys, boolean fromStart) {
+            Object last = keys.isEmpty() ? null : keys.get(keys.size() - 1);
+            if (fromStart || last == null) {
+                after.set(last);
+            } else {
+                after.accumulateAndGet(last, ClaimCursor::later);
+            }
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private static Object later(Object current, Object candidate) {
+            if (current instanceof Number
+                    && current instanceof Comparable
+                    && current.getClass() == candidate.getClass()) {
+                return ((Comparable) current).compareTo(candidate) >= 0 ? current : candidate;
+            }
+            return candidate;
+        }
+
+        @Override
+        public String toString() {
+            return "ClaimCursor{index=" + index + ", after=" + after.get() + '}';
+        }
+    }
+
+    private <T> T claim(RowClaimer claimer, ClaimCursor cursor, ClaimWork<T> work) throws SQLException {
         try (Connection c = driver.dataSource().getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             if (autoCommit) {
@@ -305,7 +418,21 @@ public final class MySqlLockProvider implements LockProvider {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             }
             try {
-                T result = work.process(c, claimer.claim(c));
+                Object from = cursor == null ? null : cursor.after.get();
+                List<Object> keys = claimer.claim(c, from);
+                boolean fromStart = from == null;
+                if (keys.isEmpty() && !fromStart) {
+                    // nothing after the cursor: rows behind it may have become claimable again
+                    keys = claimer.claim(c, null);
+                    fromStart = true;
+                }
+                if (cursor != null) {
+                    // at once, not at commit: the next claim, by any worker, starts after the rows
+                    // this one holds; nothing claimed from the start means nothing claimable, so the
+                    // next claim starts at the first key again
+                    cursor.claimed(keys, fromStart);
+                }
+                T result = work.process(c, keys);
                 c.commit();
                 return result;
             } catch (SQLException | RuntimeException | Error e) {

@@ -321,12 +321,83 @@ class MySqlLockProviderIT {
         allocateStock(true);
     }
 
+    @Test
+    void claimRowsWithCursor_sixteenWorkers_allocateEveryStockRowExactlyOnce() throws Exception {
+        allocateStock(false, MySqlLockProvider.ClaimCursor.usingIndex("status"));
+    }
+
+    @Test
+    void claimRowsWithCursor_workersKilledMidTransaction_rowsBehindTheCursorStillAllocatedExactlyOnce()
+            throws Exception {
+        allocateStock(true, MySqlLockProvider.ClaimCursor.create());
+    }
+
+    @Test
+    void claimRowsWithCursor_rowsBehindTheCursor_claimedOnceNothingIsLeftAfterIt() throws Exception {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS queue");
+            s.execute("CREATE TABLE queue (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, KEY st (status, id))");
+            s.execute("INSERT INTO queue (id, status) SELECT seq, 'NEW' FROM seq_1_to_30");
+        }
+        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.usingIndex("st");
+        MySqlLockProvider.ClaimWork<List<Object>> take = (c, keys) -> {
+            for (Object k : keys) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE queue SET status = 'DONE' WHERE id = ?")) {
+                    ps.setObject(1, k);
+                    ps.executeUpdate();
+                }
+            }
+            return keys;
+        };
+        Map<String, Object> isNew = Map.of("status", "NEW");
+        try (MySqlLockProvider p = client()) {
+            // rows 1-10 claimed, then rolled back (the work fails): they are behind the cursor now
+            assertThatThrownBy(() -> p.claimRows("queue", "id", isNew, 10, cursor, (c, keys) -> {
+                        assertThat(keys).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+                        throw new SQLException("work failed");
+                    }))
+                    .hasMessage("work failed");
+            assertThat(cursor.position()).contains(10);
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take))
+                    .containsExactly(11, 12, 13, 14, 15, 16, 17, 18, 19, 20);
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take))
+                    .containsExactly(21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+            // nothing after the cursor: the same call claims from the first key
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take))
+                    .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+            assertThat(cursor.position()).contains(10);
+            // a row after the cursor becomes claimable again, then one behind it
+            try (Connection c = fixture.db().connect();
+                    Statement s = c.createStatement()) {
+                s.execute("UPDATE queue SET status = 'NEW' WHERE id IN (4, 25)");
+            }
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take)).containsExactly(25);
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take)).containsExactly(4);
+            assertThat(p.claimRows("queue", "id", isNew, 10, cursor, take)).isEmpty();
+            assertThat(cursor.position())
+                    .as("drained: the next claim starts at the first key")
+                    .isEmpty();
+        }
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM queue WHERE status = 'DONE'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).isEqualTo(30);
+        }
+    }
+
     /**
      * 16 workers allocate 10,000 stock rows in batches of 25. With {@code kill}, every 5th batch's
      * connection is cut mid-transaction after its UPDATE (the socket closed without COMMIT, as for a
      * killed worker process): the server rolls the batch back and its rows are claimed again.
      */
     private static void allocateStock(boolean kill) throws Exception {
+        allocateStock(kill, null);
+    }
+
+    /** @param cursor the claims' cursor ({@code claimRows} with a cursor), or null for claims from the first key */
+    private static void allocateStock(boolean kill, MySqlLockProvider.ClaimCursor cursor) throws Exception {
         int rows = 10_000;
         try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
@@ -357,7 +428,7 @@ class MySqlLockProviderIT {
                     while (true) {
                         int n;
                         try {
-                            n = p.claimRows("stock", "id", Map.of("status", "FREE"), 25, (c, keys) -> {
+                            MySqlLockProvider.ClaimWork<Integer> work = (c, keys) -> {
                                 if (keys.isEmpty()) {
                                     return 0;
                                 }
@@ -381,7 +452,10 @@ class MySqlLockProviderIT {
                                     throw new SQLException("worker killed mid-transaction");
                                 }
                                 return updated;
-                            });
+                            };
+                            n = cursor == null
+                                    ? p.claimRows("stock", "id", Map.of("status", "FREE"), 25, work)
+                                    : p.claimRows("stock", "id", Map.of("status", "FREE"), 25, cursor, work);
                         } catch (SQLException e) {
                             if (kill) {
                                 continue;
