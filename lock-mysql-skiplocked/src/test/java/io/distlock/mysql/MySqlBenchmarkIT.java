@@ -103,7 +103,9 @@ class MySqlBenchmarkIT {
             out.put("handoff_rowlock_wait_p50_us", handOffP50Micros(p, false));
             out.put("handoff_jittered_polling_p50_us", handOffP50Micros(p, true));
             // The three variants alternate, round after round, so that they share the machine's load.
-            String[] modes = {"skip_locked", "for_update", "redis_setnx_1s_sleep_retry"};
+            // skip_locked_cursor: the same claims through a shared ClaimCursor (session 6), reported
+            // next to the plain claimRows, which the goal ratios below keep using
+            String[] modes = {"skip_locked", "skip_locked_cursor", "for_update", "redis_setnx_1s_sleep_retry"};
             warmPool(p);
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
             Map<String, List<Double>> clientCpu = new LinkedHashMap<>();
@@ -130,6 +132,11 @@ class MySqlBenchmarkIT {
             double skip = median(rounds.get("skip_locked"));
             out.put("claim_skip_locked_x_for_update", ratio(skip, median(rounds.get("for_update"))));
             out.put("claim_skip_locked_x_sleep_retry", ratio(skip, median(rounds.get("redis_setnx_1s_sleep_retry"))));
+            double cursor = median(rounds.get("skip_locked_cursor"));
+            out.put("claim_skip_locked_cursor_x_for_update", ratio(cursor, median(rounds.get("for_update"))));
+            out.put(
+                    "claim_skip_locked_cursor_x_sleep_retry",
+                    ratio(cursor, median(rounds.get("redis_setnx_1s_sleep_retry"))));
         }
         out.put("load_average_at_end", loadAverage());
         StringBuilder json = new StringBuilder("{\n");
@@ -323,7 +330,7 @@ class MySqlBenchmarkIT {
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS bench_stock");
             s.execute("CREATE TABLE bench_stock (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL,"
-                    + " KEY (status, id))");
+                    + " KEY status_id (status, id))");
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO bench_stock (id, status) VALUES (?, 'FREE')")) {
                 for (int i = 1; i <= STOCK_ROWS; i++) {
@@ -405,6 +412,8 @@ class MySqlBenchmarkIT {
         CountDownLatch ready = new CountDownLatch(WORKERS);
         CountDownLatch go = new CountDownLatch(1);
         ExecutorService ex = Executors.newFixedThreadPool(WORKERS);
+        // one cursor shared by the workers, naming the (status, id) index (see ClaimCursor.usingIndex)
+        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.usingIndex("status_id");
         List<Future<?>> futures = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
             futures.add(ex.submit(() -> {
@@ -417,6 +426,23 @@ class MySqlBenchmarkIT {
                                     "bench_stock", "id", Map.of("status", "FREE"), BATCH, MySqlBenchmarkIT::allocate);
                             if (n == 0) {
                                 break; // no free row is left unlocked: the others are allocating the last ones
+                            }
+                            allocated.addAndGet(n);
+                            batches.incrementAndGet();
+                        }
+                        break;
+                    case "skip_locked_cursor":
+                        await(ready, go);
+                        while (System.nanoTime() - end.get() < 0) {
+                            int n = p.claimRows(
+                                    "bench_stock",
+                                    "id",
+                                    Map.of("status", "FREE"),
+                                    BATCH,
+                                    cursor,
+                                    MySqlBenchmarkIT::allocate);
+                            if (n == 0) {
+                                break;
                             }
                             allocated.addAndGet(n);
                             batches.incrementAndGet();
