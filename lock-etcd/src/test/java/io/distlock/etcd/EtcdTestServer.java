@@ -49,6 +49,19 @@ final class EtcdTestServer implements EtcdServerControl {
         return m;
     }
 
+    private static final Pattern STARTED = Pattern.compile(
+            "^grpc_server_started_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
+
+    /** Calls started per gRPC method (a stream counts once, however many messages it carries). */
+    Map<String, Long> started() {
+        Map<String, Long> m = new TreeMap<>();
+        Matcher r = STARTED.matcher(metrics());
+        while (r.find()) {
+            m.merge(r.group(1), (long) Double.parseDouble(r.group(2)), Long::sum);
+        }
+        return m;
+    }
+
     /** Per method, what {@code after} received more than {@code before} (methods with no change left out). */
     static Map<String, Long> diff(Map<String, Long> before, Map<String, Long> after) {
         Map<String, Long> d = new TreeMap<>();

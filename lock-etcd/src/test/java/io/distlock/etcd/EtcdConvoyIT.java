@@ -1,0 +1,111 @@
+package io.distlock.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A convoy (several providers acquiring and releasing one lock in a loop) costs no gRPC stream per
+ * acquisition: each provider's waits are create and cancel requests on its one watch stream.
+ * Counted from the server's own metrics.
+ */
+class EtcdConvoyIT {
+    private static final int PROVIDERS = 4;
+    private static final int ACQUISITIONS = 160;
+
+    private static EtcdTestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = EtcdTestServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static EtcdLockProvider provider() {
+        return EtcdLockProvider.builder()
+                .etcdOptions(
+                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
+                .options(LockOptions.defaults()
+                        .mutate()
+                        .leaseTime(Duration.ofSeconds(10))
+                        .build())
+                .build();
+    }
+
+    @Test
+    void convoy_fourProviders_watchStreamsPerProviderNotPerAcquisition() throws Exception {
+        List<EtcdLockProvider> ps = new ArrayList<>();
+        try {
+            for (int i = 0; i < PROVIDERS; i++) {
+                ps.add(provider());
+                ps.get(i).lock("warm-up").tryAcquire().orElseThrow().release(); // session, channel
+            }
+            Map<String, Long> started0 = server.started();
+            Map<String, Long> received0 = server.received();
+            AtomicInteger left = new AtomicInteger(ACQUISITIONS);
+            AtomicInteger done = new AtomicInteger();
+            AtomicInteger inside = new AtomicInteger();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (EtcdLockProvider p : ps) {
+                fs.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        while (left.getAndDecrement() > 0) {
+                            Optional<Lease> l = p.lock("convoy").tryAcquire(Duration.ofSeconds(30));
+                            if (l.isEmpty()) {
+                                throw new AssertionError("no acquisition within 30 s");
+                            }
+                            if (inside.incrementAndGet() != 1) {
+                                throw new AssertionError("two holders at once");
+                            }
+                            inside.decrementAndGet();
+                            done.incrementAndGet();
+                            l.get().release();
+                        }
+                    } catch (Throwable t) {
+                        error.compareAndSet(null, t);
+                    }
+                }));
+            }
+            CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+            assertThat(error.get()).isNull();
+            assertThat(done.get()).isEqualTo(ACQUISITIONS);
+            Map<String, Long> started = EtcdTestServer.diff(started0, server.started());
+            Map<String, Long> received = EtcdTestServer.diff(received0, server.received());
+            System.out.printf(
+                    "etcd convoy, %d providers, %d acquisitions: calls started %s, messages received %s%n",
+                    PROVIDERS, ACQUISITIONS, started, received);
+            // before session 6 every wait opened a gRPC stream of its own (≈ 1 per acquisition);
+            // now each provider keeps one (a reconnect would add one)
+            assertThat(started.getOrDefault("Watch", 0L)).isLessThanOrEqualTo(2L * PROVIDERS);
+            assertThat(received.get("Txn")).isEqualTo((long) ACQUISITIONS);
+            assertThat(received.get("DeleteRange")).isEqualTo((long) ACQUISITIONS);
+            for (EtcdLockProvider p : ps) {
+                assertThat(p.watchStreamsOpened()).isBetween(1L, 2L);
+            }
+        } finally {
+            for (EtcdLockProvider p : ps) {
+                p.close();
+            }
+        }
+    }
+}
