@@ -293,7 +293,7 @@ final class EtcdContender implements Contender, Session.Listener {
     private Optional<HeldLock> list(Session s, boolean serializable) {
         GetResponse r = driver.await(upToOursRead(serializable), "predecessor read", lockName);
         List<KeyValue> kvs = r.getKvs();
-        if (kvs.isEmpty() || !kvs.get(0).getKey().equals(ourKey)) {
+        if (!isOurs(kvs)) {
             if (serializable) {
                 return null; // perhaps a lagging member: the caller asks again, linearizably
             }
@@ -311,6 +311,19 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         setPredecessor(kvs.get(1).getKey(), kvs.size() == 2, r.getHeader().getRevision());
         return Optional.empty();
+    }
+
+    /**
+     * Whether a listing ({@link #upToOurs}) starts with our key: its name and its create revision.
+     * A serializable read from a member that is behind could otherwise show an earlier key of the
+     * same name (one that an earlier attempt of ours on this session deleted before this one was
+     * created: names are reused, see {@link Session#takeSlot()}) alone, and make us a holder while
+     * another client holds the lock.
+     */
+    private boolean isOurs(List<KeyValue> kvs) {
+        return !kvs.isEmpty()
+                && kvs.get(0).getKey().equals(ourKey)
+                && kvs.get(0).getCreateRevision() == ourRevision;
     }
 
     /** The read of {@link #upToOurs}: a direct gRPC call if the driver can, else jetcd's. */
@@ -589,7 +602,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 return;
             }
             List<KeyValue> kvs = r.getKvs();
-            if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key)) {
+            if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key) || kvs.get(0).getCreateRevision() != revision) {
                 // our own key is gone (deleted by someone else, or with its lease): never
                 // "the predecessor is gone", which could make us a holder without a key
                 if (key.equals(ourKey) && revision == ourRevision) {
