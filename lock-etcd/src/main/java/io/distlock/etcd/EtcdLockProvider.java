@@ -207,6 +207,11 @@ public final class EtcdLockProvider implements LockProvider {
         return driver.watchStreamsOpened();
     }
 
+    /** Watches set up on this provider's shared watch stream; -1: none (tests). */
+    long sharedWatchesSetUp() {
+        return driver.sharedWatchesSetUp();
+    }
+
     /**
      * Simulates a crash of this client: keepalives stop and the connection closes without revoking
      * the session lease, so its locks stay on the server until the lease's TTL runs out. Held

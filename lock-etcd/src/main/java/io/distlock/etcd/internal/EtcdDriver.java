@@ -116,7 +116,8 @@ public final class EtcdDriver implements LockDriver {
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         boolean needsCredentials = ownsClient && etcdOptions.user().isPresent();
-        this.watchStream = tap == null ? null : new WatchStream(tap, needsCredentials, this::resumeWatchesLater);
+        this.watchStream =
+                tap == null ? null : new WatchStream(tap, needsCredentials, this::resumeWatchesLater, ticker);
         this.directKv = tap == null ? null : new DirectKv(tap, needsCredentials, requestTimeoutNanos);
     }
 
@@ -206,6 +207,11 @@ public final class EtcdDriver implements LockDriver {
         } catch (RejectedExecutionException closing) {
             // the provider is closing: its locks end with it
         }
+    }
+
+    /** Watches set up on the shared watch stream so far; -1 without one (for tests). */
+    public long sharedWatchesSetUp() {
+        return watchStream == null ? -1 : watchStream.watchesSetUp();
     }
 
     /** gRPC streams the shared watch stream opened so far; -1 without one (for tests). */

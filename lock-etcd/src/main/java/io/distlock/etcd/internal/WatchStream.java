@@ -90,6 +90,7 @@ final class WatchStream {
     private final boolean needsCredentials;
     private final Runnable resumeLater;
     private final AtomicLong streamsOpened = new AtomicLong();
+    private final AtomicLong watchesSetUp = new AtomicLong();
 
     // all guarded by this
     private StreamObserver<WatchRequest> requests;
@@ -98,23 +99,64 @@ final class WatchStream {
     private final Map<Long, Watch> active = new HashMap<>();
     private final List<Watch> toResume = new ArrayList<>();
     private boolean closed;
+    /** Streams in a row that broke, or watches in a row that were refused, with no watch set up since. */
+    private int failuresInARow; // guarded by this
+    /** Whether a watch was set up on the current stream. */
+    private boolean anyCreated; // guarded by this
+
+    private volatile long disabledUntil;
+    private volatile boolean disabled;
+
+    /** After this many failures in a row the stream is not used for {@link #DISABLED_NANOS}. */
+    private static final int MAX_FAILURES_IN_A_ROW = 3;
+
+    private static final long DISABLED_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    private final io.distlock.Ticker ticker;
 
     /**
      * @param resumeLater asks the driver to call {@link #resume()} after a pause (on its session
      *     thread), when a broken stream left resumable watches
      */
-    WatchStream(ChannelTap tap, boolean needsCredentials, Runnable resumeLater) {
+    WatchStream(ChannelTap tap, boolean needsCredentials, Runnable resumeLater, io.distlock.Ticker ticker) {
         this.tap = tap;
         this.needsCredentials = needsCredentials;
         this.resumeLater = resumeLater;
+        this.ticker = ticker;
     }
 
     /**
      * Whether a stream can be opened now: jetcd has made a call through the tap (so its channel is
-     * known) and, for a client with a user, the call carried jetcd's credentials.
+     * known) and, for a client with a user, the call carried jetcd's credentials; and the stream
+     * has not failed {@value #MAX_FAILURES_IN_A_ROW} times in a row in the last 5 s (then the
+     * driver uses jetcd's watchers, which retry and refresh the auth token on their own, so that a
+     * waiter never loops on a stream that keeps failing).
      */
     boolean usable() {
+        if (disabled) {
+            if (ticker.read() - disabledUntil < 0) {
+                return false;
+            }
+            synchronized (this) {
+                disabled = false;
+                failuresInARow = 0;
+            }
+        }
         return !closed && tap.channel() != null && (!needsCredentials || tap.credentials() != null);
+    }
+
+    private void failedOnce() {
+        // guarded by this
+        if (++failuresInARow >= MAX_FAILURES_IN_A_ROW && !disabled) {
+            disabledUntil = ticker.read() + DISABLED_NANOS;
+            disabled = true;
+            log.debug("distlock.etcd.watch_stream_disabled failures={}", failuresInARow);
+        }
+    }
+
+    /** How many watches the server set up on this provider's streams so far (for tests). */
+    long watchesSetUp() {
+        return watchesSetUp.get();
     }
 
     /** How many gRPC streams this provider opened so far (for tests). */
@@ -183,6 +225,7 @@ final class WatchStream {
         streamToken = token;
         requests = ClientCalls.asyncBidiStreamingCall(call, new Responses(token));
         streamsOpened.incrementAndGet();
+        anyCreated = false;
         return true;
     }
 
@@ -228,6 +271,25 @@ final class WatchStream {
             }
         }
         brokenAndTell(streamTokenNow(), "provider closed");
+    }
+
+    /** Ends the stream {@code token} names (if still current) so that the next watch opens a new one. */
+    private void restart(Object token, String reason) {
+        StreamObserver<WatchRequest> r;
+        synchronized (this) {
+            if (token != streamToken) {
+                return;
+            }
+            r = requests;
+        }
+        brokenAndTell(token, reason);
+        if (r != null) {
+            try {
+                r.onError(io.grpc.Status.CANCELLED.withDescription(reason).asRuntimeException());
+            } catch (RuntimeException ignored) {
+                // already broken
+            }
+        }
     }
 
     private synchronized Object streamTokenNow() {
@@ -321,6 +383,7 @@ final class WatchStream {
         public void onNext(WatchResponse r) {
             Watch w;
             boolean created = false;
+            boolean refused = false;
             String failure = null;
             long revision = r.getHeader().getRevision();
             synchronized (WatchStream.this) {
@@ -333,7 +396,11 @@ final class WatchStream {
                         return; // cannot happen: one reply per create, in order
                     }
                     if (r.getCanceled() || r.getWatchId() < 0) {
+                        // refused (an expired auth token, permissions, a compacted start): the
+                        // next watch opens a new stream, with jetcd's current credentials
                         failure = "watch refused: " + r.getCancelReason();
+                        failedOnce();
+                        refused = true;
                     } else if (w.cancelled) {
                         sendCancel(r.getWatchId());
                         return;
@@ -341,6 +408,9 @@ final class WatchStream {
                         w.id = r.getWatchId();
                         active.put(w.id, w);
                         created = true;
+                        anyCreated = true;
+                        watchesSetUp.incrementAndGet();
+                        failuresInARow = 0;
                     }
                 } else if (r.getCanceled()) {
                     w = active.remove(r.getWatchId());
@@ -365,6 +435,9 @@ final class WatchStream {
             }
             if (failure != null) {
                 w.listener.failed(failure);
+                if (refused) {
+                    restart(token, failure);
+                }
                 return;
             }
             if (created) {
@@ -380,6 +453,11 @@ final class WatchStream {
         @Override
         public void onError(Throwable t) {
             log.debug("distlock.etcd.watch_stream_broken error={}", t.toString());
+            synchronized (WatchStream.this) {
+                if (token == streamToken && !anyCreated) {
+                    failedOnce();
+                }
+            }
             brokenAndTell(token, "watch stream broken: " + t);
         }
 
