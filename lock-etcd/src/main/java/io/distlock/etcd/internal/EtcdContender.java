@@ -548,7 +548,7 @@ final class EtcdContender implements Contender, Session.Listener {
      * predecessor may have been a waiter that gave up, not the holder.
      */
     private WatchStream.Handle watchPredecessor(long generation, ByteSequence pred, long listedAt) {
-        return driver.watchDeletes(pred, 0, false, new WatchStream.Listener() {
+        return driver.waitForDelete(pred, listedAt, new WatchStream.Listener() {
             @Override
             public void created(long revision) {
                 if (revision > listedAt) {

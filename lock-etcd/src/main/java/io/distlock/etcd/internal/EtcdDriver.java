@@ -200,6 +200,20 @@ public final class EtcdDriver implements LockDriver {
         return w::close;
     }
 
+    /**
+     * Waits for a delete of {@code key} after revision {@code after}: on a standing watch of the
+     * shared stream ({@link WatchStream#waitForDelete}) if there is one, else on a new jetcd watcher
+     * from the server's current revision (its {@code created} revision tells the caller whether a
+     * delete before it could have been missed, exactly as for a standing watch).
+     */
+    WatchStream.Handle waitForDelete(ByteSequence key, long after, WatchStream.Listener listener) {
+        WatchStream ws = watchStream;
+        if (ws != null && ws.usable()) {
+            return ws.waitForDelete(key, after, listener);
+        }
+        return watchDeletes(key, 0, false, listener);
+    }
+
     /** Runs {@code task} on the session thread (soon); dropped if the provider is closing. */
     void runOnSessionThread(Runnable task) {
         try {

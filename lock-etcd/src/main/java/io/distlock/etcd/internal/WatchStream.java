@@ -98,6 +98,10 @@ final class WatchStream {
     private final ArrayDeque<Watch> unanswered = new ArrayDeque<>();
     private final Map<Long, Watch> active = new HashMap<>();
     private final List<Watch> toResume = new ArrayList<>();
+    /** Standing watches by key, least recently used first; see {@link #waitForDelete}. */
+    private final java.util.LinkedHashMap<ByteString, Standing> standing =
+            new java.util.LinkedHashMap<>(16, 0.75f, true);
+
     private boolean closed;
     /** Streams in a row that broke, or watches in a row that were refused, with no watch set up since. */
     private int failuresInARow; // guarded by this
@@ -182,6 +186,158 @@ final class WatchStream {
             listener.failed(closed ? "provider closed" : "watch stream could not be opened");
         }
         return w;
+    }
+
+    /** Idle standing watches kept per provider (one per key recently waited on); the oldest go first. */
+    static final int MAX_IDLE_STANDING = 16;
+
+    /**
+     * Waits for a delete of {@code key} at a revision after {@code after}, on a <em>standing</em>
+     * watch of that key: made by the first wait on the key and kept (up to {@value
+     * #MAX_IDLE_STANDING} idle ones, least recently used dropped first) for later waits on the same
+     * key. In a convoy a waiter's predecessor is usually the key of the same other client as last
+     * time (every client re-queues at the end, in the same order, under the same key name), so a
+     * wait then costs no request at all: no create, no cancel, no confirming read.
+     *
+     * <p>What the listener is told: {@link Listener#created} with the revision R after which the
+     * watch reports every delete of the key (once it is set up; at once for a standing one), then
+     * {@link Listener#deleted} for each delete after {@code after} — including one the standing
+     * watch saw before this wait began. So if R ≤ {@code after}, every delete after {@code after}
+     * is reported; if R > {@code after}, a delete in (after, R] may be missed and the caller must
+     * check with a read (as for a new watch). {@link Listener#failed} if the watch ends.
+     */
+    Handle waitForDelete(ByteSequence key, long after, Listener listener) {
+        ByteString k = ByteString.copyFrom(key.getBytes());
+        Waiter w = null;
+        long created = 0;
+        long replay = 0;
+        synchronized (this) {
+            if (!closed) {
+                Standing s = standing.get(k);
+                if (s == null) {
+                    dropIdleStanding();
+                    s = new Standing(k);
+                    Watch watch = new Watch(k, 0, false, s);
+                    if (send(watch)) {
+                        s.watch = watch;
+                        standing.put(k, s);
+                    } else {
+                        s = null;
+                    }
+                }
+                if (s != null) {
+                    w = new Waiter(s, after, listener);
+                    s.waiters.add(w);
+                    created = s.createdRevision;
+                    replay = created != 0 && s.lastDelete > after ? s.lastDelete : 0;
+                }
+            }
+        }
+        if (w == null) {
+            listener.failed(closed ? "provider closed" : "watch stream could not be opened");
+            return () -> {};
+        }
+        if (created != 0) {
+            listener.created(created);
+            if (replay != 0) {
+                listener.deleted(replay);
+            }
+        }
+        return w;
+    }
+
+    private void dropIdleStanding() {
+        // guarded by this
+        if (standing.size() < MAX_IDLE_STANDING) {
+            return;
+        }
+        java.util.Iterator<Standing> it = standing.values().iterator();
+        while (it.hasNext() && standing.size() >= MAX_IDLE_STANDING) {
+            Standing s = it.next();
+            if (s.waiters.isEmpty()) {
+                it.remove();
+                cancel(s.watch);
+            }
+        }
+    }
+
+    /** A standing watch: one server watch, any number of waits (one after another, or together). */
+    private final class Standing implements Listener {
+        private final ByteString key;
+        private Watch watch; // guarded by WatchStream.this
+        /** The created reply's revision; 0 until it came. */
+        private long createdRevision; // guarded by WatchStream.this
+        /** The largest revision of a delete it reported. */
+        private long lastDelete; // guarded by WatchStream.this
+
+        private final List<Waiter> waiters = new ArrayList<>(2); // guarded by WatchStream.this
+
+        Standing(ByteString key) {
+            this.key = key;
+        }
+
+        @Override
+        public void created(long revision) {
+            List<Waiter> ws;
+            synchronized (WatchStream.this) {
+                createdRevision = revision;
+                ws = new ArrayList<>(waiters);
+            }
+            for (Waiter w : ws) {
+                w.listener.created(revision);
+            }
+        }
+
+        @Override
+        public void deleted(long revision) {
+            List<Waiter> ws = new ArrayList<>(1);
+            synchronized (WatchStream.this) {
+                lastDelete = Math.max(lastDelete, revision);
+                for (Waiter w : waiters) {
+                    if (revision > w.after) {
+                        ws.add(w);
+                    }
+                }
+            }
+            for (Waiter w : ws) {
+                w.listener.deleted(revision);
+            }
+        }
+
+        @Override
+        public void failed(String reason) {
+            List<Waiter> ws;
+            synchronized (WatchStream.this) {
+                if (standing.get(key) == this) {
+                    standing.remove(key);
+                }
+                ws = new ArrayList<>(waiters);
+                waiters.clear();
+            }
+            for (Waiter w : ws) {
+                w.listener.failed(reason);
+            }
+        }
+    }
+
+    /** One wait on a standing watch; {@link #cancel()} ends the wait, not the watch. */
+    private final class Waiter implements Handle {
+        private final Standing standingWatch;
+        private final long after;
+        private final Listener listener;
+
+        Waiter(Standing standingWatch, long after, Listener listener) {
+            this.standingWatch = standingWatch;
+            this.after = after;
+            this.listener = listener;
+        }
+
+        @Override
+        public void cancel() {
+            synchronized (WatchStream.this) {
+                standingWatch.waiters.remove(this);
+            }
+        }
     }
 
     /** Sends the create request of {@code w} on the stream (opened if needed); false if it cannot. */
