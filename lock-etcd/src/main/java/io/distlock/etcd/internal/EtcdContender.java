@@ -531,10 +531,14 @@ final class EtcdContender implements Contender, Session.Listener {
     /**
      * Watches our predecessor (the key created last before ours) for deletion, for one wait: only
      * the next waiter in line is woken by a release, never the whole queue. With a provider-built
-     * client the watch is one create request on the provider's shared watch stream ({@link
-     * WatchStream}) and one cancel request when the wait ends: no gRPC stream is opened per wait.
+     * client the wait goes on the provider's shared watch stream ({@link WatchStream}): a standing
+     * watch of the predecessor's key name if the provider has one (in a convoy, usually: no request
+     * at all), else a new one (a create request, kept standing afterwards). No gRPC stream is opened
+     * per wait. Only deletes after {@code listedAt} are reported: the first one is the delete of the
+     * key we listed (it existed at {@code listedAt}; a later key of the same name can only be made
+     * after it is gone).
      *
-     * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
+     * <p>A new watch starts at the server's current revision ("now"), so etcd serves it from its
      * synced group at once: a watch whose start revision is already history is served from the
      * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete between the read that
      * named the predecessor and the watch's start would be missed, so once the server confirms the
