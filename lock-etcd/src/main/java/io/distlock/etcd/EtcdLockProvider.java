@@ -267,7 +267,10 @@ public final class EtcdLockProvider implements LockProvider {
          * TLS settings of {@link #etcdOptions(EtcdLockOptions)} (only its key prefix and request
          * timeout apply then). The provider does not close it. Requests are still bounded by the
          * request timeout on our side; give the client a deadline interceptor to bound them on the
-         * wire too.
+         * wire too. Slower under contention than a client the provider builds: the provider cannot
+         * reach such a client's channel, so every wait is a jetcd watcher (one gRPC stream each)
+         * and every request takes jetcd's own path, instead of one shared watch stream per provider
+         * and direct gRPC calls.
          */
         public Builder client(Client client) {
             this.client = Objects.requireNonNull(client, "client must not be null");

@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One long-lived gRPC {@code Watch} stream per provider that carries all of its watches: each
- * wait and each own-key watch is one create request on it and one cancel request when it ends
- * (jetcd opens a new gRPC stream per watcher, which in a convoy cost one stream per acquisition).
+ * One long-lived gRPC {@code Watch} stream per provider that carries all of its watches (jetcd opens
+ * a new gRPC stream per watcher, which in a convoy cost one stream per acquisition): an own-key
+ * watch is one create request on it and one cancel request when it ends; a wait goes on a standing
+ * watch of its key ({@link #waitForDelete}), made once and kept for later waits on the same key.
  * Opened lazily on the channel and with the call credentials of the provider's jetcd client
  * ({@link ChannelTap}), so endpoints, TLS and the auth token are jetcd's.
  *
@@ -102,7 +103,7 @@ final class WatchStream {
     private final java.util.LinkedHashMap<ByteString, Standing> standing =
             new java.util.LinkedHashMap<>(16, 0.75f, true);
 
-    private boolean closed;
+    private volatile boolean closed; // written under this
     /** Streams in a row that broke, or watches in a row that were refused, with no watch set up since. */
     private int failuresInARow; // guarded by this
     /** Whether a watch was set up on the current stream. */
