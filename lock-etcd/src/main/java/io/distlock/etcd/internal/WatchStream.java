@@ -195,8 +195,8 @@ final class WatchStream {
     /**
      * Waits for a delete of {@code key} at a revision after {@code after}, on a <em>standing</em>
      * watch of that key: made by the first wait on the key and kept (up to {@value
-     * #MAX_IDLE_STANDING} idle ones, least recently used dropped first) for later waits on the same
-     * key. In a convoy a waiter's predecessor is usually the key of the same other client as last
+     * #MAX_IDLE_STANDING} idle ones, least recently used dropped first; one that sees a delete while
+     * nobody waits on it is dropped too) for later waits on the same key. In a convoy a waiter's predecessor is usually the key of the same other client as last
      * time (every client re-queues at the end, in the same order, under the same key name), so a
      * wait then costs no request at all: no create, no cancel, no confirming read.
      *
@@ -298,6 +298,13 @@ final class WatchStream {
                     if (revision > w.after) {
                         ws.add(w);
                     }
+                }
+                if (waiters.isEmpty() && standing.get(key) == this) {
+                    // nobody waits on this key now: the queue order changed, and its deletes would
+                    // only cost messages (a release would reach every provider that once watched
+                    // the key); the next wait on it makes a new watch
+                    standing.remove(key);
+                    cancel(watch);
                 }
             }
             for (Waiter w : ws) {
