@@ -6,6 +6,7 @@ import io.distlock.Lease;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.etcd.internal.ChannelTap;
 import io.distlock.etcd.internal.EtcdDriver;
 import io.distlock.spi.LockEngine;
 import io.etcd.jetcd.ByteSequence;
@@ -91,10 +92,12 @@ public final class EtcdLockProvider implements LockProvider {
         this.etcdOptions = b.etcdOptions;
         Client client = b.client;
         boolean owns = client == null;
+        ChannelTap tap = null;
         if (owns) {
-            client = buildClient(etcdOptions);
+            tap = EtcdDriver.channelTap(etcdOptions);
+            client = buildClient(etcdOptions, tap);
         }
-        this.driver = new EtcdDriver(client, owns, etcdOptions, b.options);
+        this.driver = new EtcdDriver(client, owns, etcdOptions, b.options, tap);
         this.engine = LockEngine.create(driver, b.options);
     }
 
@@ -130,7 +133,7 @@ public final class EtcdLockProvider implements LockProvider {
         }
     }
 
-    private static Client buildClient(EtcdLockOptions o) {
+    private static Client buildClient(EtcdLockOptions o, ChannelTap tap) {
         ClientBuilder cb = Client.builder()
                 .endpoints(o.endpointUris().toArray(new String[0]))
                 .connectTimeout(o.requestTimeout())
@@ -143,7 +146,7 @@ public final class EtcdLockProvider implements LockProvider {
                 // fail fast (and retry) while no connection is ready, instead of waiting silently until
                 // the deadline: the caller then sees why (refused, TLS handshake failed, ...)
                 .waitForReady(false)
-                .interceptor(EtcdDriver.deadlineInterceptor(o));
+                .interceptor(tap); // a deadline on every unary call; the shared watch stream's channel
         if (o.user().isPresent()) {
             cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));
             cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
@@ -197,6 +200,16 @@ public final class EtcdLockProvider implements LockProvider {
     /** The id of the current session lease, or -1 if none is granted yet (for tools and tests). */
     public long sessionLeaseId() {
         return driver.currentLeaseId();
+    }
+
+    /** gRPC watch streams this provider opened (its shared one, reopened after a break); -1: none (tests). */
+    long watchStreamsOpened() {
+        return driver.watchStreamsOpened();
+    }
+
+    /** Watches set up on this provider's shared watch stream; -1: none (tests). */
+    long sharedWatchesSetUp() {
+        return driver.sharedWatchesSetUp();
     }
 
     /**
@@ -254,7 +267,10 @@ public final class EtcdLockProvider implements LockProvider {
          * TLS settings of {@link #etcdOptions(EtcdLockOptions)} (only its key prefix and request
          * timeout apply then). The provider does not close it. Requests are still bounded by the
          * request timeout on our side; give the client a deadline interceptor to bound them on the
-         * wire too.
+         * wire too. Slower under contention than a client the provider builds: the provider cannot
+         * reach such a client's channel, so every wait is a jetcd watcher (one gRPC stream each)
+         * and every request takes jetcd's own path, instead of one shared watch stream per provider
+         * and direct gRPC calls.
          */
         public Builder client(Client client) {
             this.client = Objects.requireNonNull(client, "client must not be null");

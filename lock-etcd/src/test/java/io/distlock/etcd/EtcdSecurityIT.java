@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -163,6 +164,34 @@ class EtcdSecurityIT {
         Lease next = b.lock("tls-auth").tryAcquire().orElseThrow();
         assertThat(next.fencingToken().getAsLong())
                 .isGreaterThan(held.fencingToken().getAsLong());
+        assertThat(next.release()).isTrue();
+    }
+
+    /**
+     * A waiter's watch goes on the provider's one shared watch stream, opened on jetcd's channel
+     * with jetcd's credentials: over TLS, as a user limited to the key prefix, the hand-off comes
+     * through it (a watch set up on it, one stream) and the lock changes hands.
+     */
+    @Test
+    void lockUser_overTls_waiterHandOffOnSharedWatchStream() throws Exception {
+        EtcdLockProvider a = lockUser();
+        EtcdLockProvider b = lockUser();
+        Lease held = a.lock("tls-wait").tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.lock("tls-wait").tryAcquire(Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.sharedWatchesSetUp() >= 1);
+        assertThat(waiter).isNotDone();
+        assertThat(held.release()).isTrue();
+        Lease next = waiter.get(20, TimeUnit.SECONDS).orElseThrow();
+        assertThat(next.fencingToken().getAsLong())
+                .isGreaterThan(held.fencingToken().getAsLong());
+        assertThat(b.watchStreamsOpened()).isEqualTo(1L);
         assertThat(next.release()).isTrue();
     }
 

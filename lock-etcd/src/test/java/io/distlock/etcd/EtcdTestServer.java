@@ -49,6 +49,19 @@ final class EtcdTestServer implements EtcdServerControl {
         return m;
     }
 
+    private static final Pattern STARTED = Pattern.compile(
+            "^grpc_server_started_total\\{[^}]*grpc_method=\"(\\w+)\"[^}]*} ([0-9.e+]+)$", Pattern.MULTILINE);
+
+    /** Calls started per gRPC method (a stream counts once, however many messages it carries). */
+    Map<String, Long> started() {
+        Map<String, Long> m = new TreeMap<>();
+        Matcher r = STARTED.matcher(metrics());
+        while (r.find()) {
+            m.merge(r.group(1), (long) Double.parseDouble(r.group(2)), Long::sum);
+        }
+        return m;
+    }
+
     /** Per method, what {@code after} received more than {@code before} (methods with no change left out). */
     static Map<String, Long> diff(Map<String, Long> before, Map<String, Long> after) {
         Map<String, Long> d = new TreeMap<>();
@@ -83,6 +96,24 @@ final class EtcdTestServer implements EtcdServerControl {
                 });
     }
 
+    /** Whether the server answers an HTTP request ({@code /version}) within {@code timeout}. */
+    boolean answers(Duration timeout) {
+        try {
+            HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(endpoint() + "/version"))
+                                    .timeout(timeout)
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding());
+            return true;
+        } catch (IOException e) {
+            return false; // timed out (or refused): not answering
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     static String metrics(String endpoint) {
         try {
             return HttpClient.newHttpClient()
@@ -100,10 +131,19 @@ final class EtcdTestServer implements EtcdServerControl {
         }
     }
 
-    /** SIGSTOP / SIGCONT: sockets stay open, nothing is answered. */
+    /**
+     * SIGSTOP / SIGCONT: sockets stay open, nothing is answered. Pausing returns once the server no
+     * longer answers (its HTTP endpoint stays silent for 150 ms): {@code kill -STOP} returns when the
+     * signal is sent, and a request sent right after it was seen answered once (session 6, with the
+     * faster direct gRPC path).
+     */
     void pause(boolean paused) {
         if (paused) {
             server.pause();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !answers(Duration.ofMillis(150)));
         } else {
             server.resume();
         }

@@ -1,5 +1,6 @@
 package io.distlock.etcd.internal;
 
+import com.google.protobuf.ByteString;
 import io.distlock.BackendUnavailableException;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
@@ -7,7 +8,11 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.api.Compare;
+import io.etcd.jetcd.api.PutRequest;
+import io.etcd.jetcd.api.RangeRequest;
+import io.etcd.jetcd.api.RequestOp;
+import io.etcd.jetcd.api.TxnRequest;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -15,9 +20,6 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -85,12 +87,17 @@ final class EtcdContender implements Contender, Session.Listener {
     private final Object ownWatchLock = new Object();
     private EtcdDriver.Delayed ownWatchTask; // guarded by ownWatchLock
     private boolean ownWatchStopped; // guarded by ownWatchLock
-    private volatile Watch.Watcher ownWatch;
+    private volatile WatchStream.Handle ownWatch;
     private volatile boolean ownKeyDeleted;
     private volatile String sessionDeath;
     private volatile Held held;
     private boolean waiting;
     private boolean failedWhileWaiting;
+
+    /** The lock's prefix and its range end, for the direct (protobuf) requests. */
+    private final ByteString rawPrefix;
+
+    private final ByteString rawPrefixEnd;
 
     EtcdContender(EtcdDriver driver, AcquireContext ctx) {
         this.driver = driver;
@@ -98,6 +105,8 @@ final class EtcdContender implements Contender, Session.Listener {
         this.lockName = ctx.lockName();
         this.lockPrefixString = driver.lockPrefix(lockName);
         this.lockPrefix = EtcdDriver.bytes(lockPrefixString);
+        this.rawPrefix = ByteString.copyFrom(lockPrefix.getBytes());
+        this.rawPrefixEnd = DirectKv.prefixEnd(rawPrefix);
     }
 
     @Override
@@ -282,9 +291,9 @@ final class EtcdContender implements Contender, Session.Listener {
      * later revision): the caller makes it again with its transaction.
      */
     private Optional<HeldLock> list(Session s, boolean serializable) {
-        GetResponse r = driver.await(driver.kv().get(lockPrefix, upToOurs(serializable)), "predecessor read", lockName);
+        GetResponse r = driver.await(upToOursRead(serializable), "predecessor read", lockName);
         List<KeyValue> kvs = r.getKvs();
-        if (kvs.isEmpty() || !kvs.get(0).getKey().equals(ourKey)) {
+        if (!isOurs(kvs)) {
             if (serializable) {
                 return null; // perhaps a lagging member: the caller asks again, linearizably
             }
@@ -304,12 +313,42 @@ final class EtcdContender implements Contender, Session.Listener {
         return Optional.empty();
     }
 
+    /**
+     * Whether a listing ({@link #upToOurs}) starts with our key: its name and its create revision.
+     * A serializable read from a member that is behind could otherwise show an earlier key of the
+     * same name (one that an earlier attempt of ours on this session deleted before this one was
+     * created: names are reused, see {@link Session#takeSlot()}) alone, and make us a holder while
+     * another client holds the lock.
+     */
+    private boolean isOurs(List<KeyValue> kvs) {
+        return !kvs.isEmpty()
+                && kvs.get(0).getKey().equals(ourKey)
+                && kvs.get(0).getCreateRevision() == ourRevision;
+    }
+
+    /** The read of {@link #upToOurs}: a direct gRPC call if the driver can, else jetcd's. */
+    private java.util.concurrent.CompletableFuture<GetResponse> upToOursRead(boolean serializable) {
+        long revision = ourRevision;
+        return driver.range(
+                () -> RangeRequest.newBuilder()
+                        .setKey(rawPrefix)
+                        .setRangeEnd(rawPrefixEnd)
+                        .setSerializable(serializable)
+                        .setMaxCreateRevision(revision)
+                        .setSortTarget(RangeRequest.SortTarget.CREATE)
+                        .setSortOrder(RangeRequest.SortOrder.DESCEND)
+                        .setLimit(3)
+                        .setKeysOnly(true)
+                        .build(),
+                () -> driver.kv().get(lockPrefix, upToOurs(serializable, revision)));
+    }
+
     /** Keys under the prefix created up to ours, newest first, at most three. */
-    private GetOption upToOurs(boolean serializable) {
+    private GetOption upToOurs(boolean serializable, long revision) {
         return GetOption.builder()
                 .withSerializable(serializable)
                 .isPrefix(true)
-                .withMaxCreateRevision(ourRevision)
+                .withMaxCreateRevision(revision)
                 .withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND)
                 .withLimit(3)
@@ -358,7 +397,50 @@ final class EtcdContender implements Contender, Session.Listener {
         return sb.toString();
     }
 
+    /**
+     * The acquire transaction: create our key on the session's lease if absent and read the oldest
+     * key (and, if created, the two newest) in the same snapshot; if our key exists, read it back
+     * instead. A direct gRPC call if the driver can ({@link DirectKv}), else jetcd's.
+     */
     private java.util.concurrent.CompletableFuture<TxnResponse> transaction(Session s) {
+        return driver.txn(() -> rawTransaction(s), () -> jetcdTransaction(s));
+    }
+
+    private TxnRequest rawTransaction(Session s) {
+        ByteString key = ByteString.copyFrom(ourKey.getBytes());
+        RangeRequest owner = prefixRange(RangeRequest.SortOrder.ASCEND, 1);
+        return TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder()
+                        .setKey(key)
+                        .setResult(Compare.CompareResult.EQUAL)
+                        .setTarget(Compare.CompareTarget.CREATE)
+                        .setCreateRevision(0))
+                .addSuccess(RequestOp.newBuilder()
+                        .setRequestPut(PutRequest.newBuilder()
+                                .setKey(key)
+                                .setValue(ByteString.EMPTY)
+                                .setLease(s.leaseId)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(owner))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(prefixRange(RangeRequest.SortOrder.DESCEND, 2)))
+                .addFailure(RequestOp.newBuilder()
+                        .setRequestRange(RangeRequest.newBuilder().setKey(key)))
+                .addFailure(RequestOp.newBuilder().setRequestRange(owner))
+                .build();
+    }
+
+    /** Keys only under the lock's prefix, by create revision in {@code order}, at most {@code limit}. */
+    private RangeRequest prefixRange(RangeRequest.SortOrder order, int limit) {
+        return RangeRequest.newBuilder()
+                .setKey(rawPrefix)
+                .setRangeEnd(rawPrefixEnd)
+                .setSortTarget(RangeRequest.SortTarget.CREATE)
+                .setSortOrder(order)
+                .setLimit(limit)
+                .setKeysOnly(true)
+                .build();
+    }
+
+    private java.util.concurrent.CompletableFuture<TxnResponse> jetcdTransaction(Session s) {
         Cmp absent = new Cmp(ourKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
         Op put =
                 Op.put(ourKey, EMPTY, PutOption.builder().withLeaseId(s.leaseId).build());
@@ -411,7 +493,7 @@ final class EtcdContender implements Contender, Session.Listener {
 
     /** Stops (or never starts) the own-key watch; {@code forGood}: no new one for this contender. */
     private void stopOwnWatch(boolean forGood) {
-        Watch.Watcher w;
+        WatchStream.Handle w;
         synchronized (ownWatchLock) {
             if (forGood) {
                 ownWatchStopped = true;
@@ -424,75 +506,70 @@ final class EtcdContender implements Contender, Session.Listener {
             ownWatch = null;
         }
         if (w != null) {
-            w.close();
+            w.cancel();
         }
     }
 
-    private Watch.Watcher watchOwnKey(ByteSequence key, long fromRevision) {
-        WatchOption opt =
-                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
-        return driver.watch().watch(key, opt, new Watch.Listener() {
+    private WatchStream.Handle watchOwnKey(ByteSequence key, long fromRevision) {
+        return driver.watchDeletes(key, fromRevision, true, new WatchStream.Listener() {
             @Override
-            public void onNext(WatchResponse response) {
-                for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        ownKeyGone(key);
-                    }
-                }
+            public void created(long revision) {}
+
+            @Override
+            public void deleted(long revision) {
+                // a loss signal runs user code (callbacks on lost()): not on a transport thread
+                driver.runOnSessionThread(() -> ownKeyGone(key));
             }
 
             @Override
-            public void onError(Throwable t) {
+            public void failed(String reason) {
                 // compaction or a closed client; the keepalive still watches the session
             }
-
-            @Override
-            public void onCompleted() {}
         });
     }
 
     /**
      * Watches our predecessor (the key created last before ours) for deletion, for one wait: only
-     * the next waiter in line is woken by a release, never the whole queue.
+     * the next waiter in line is woken by a release, never the whole queue. With a provider-built
+     * client the wait goes on the provider's shared watch stream ({@link WatchStream}): a standing
+     * watch of the predecessor's key name if the provider has one (in a convoy, usually: no request
+     * at all), else a new one (a create request, kept standing afterwards). No gRPC stream is opened
+     * per wait. Only deletes after {@code listedAt} are reported: the first one is the delete of the
+     * key we listed (it existed at {@code listedAt}; a later key of the same name can only be made
+     * after it is gone).
      *
-     * <p>The watch starts at the server's current revision ("now"), so etcd serves it from its
+     * <p>A new watch starts at the server's current revision ("now"), so etcd serves it from its
      * synced group at once: a watch whose start revision is already history is served from the
      * "unsynced" group, which etcd 3.4 drains only every 100 ms. A delete between the read that
      * named the predecessor and the watch's start would be missed, so once the server confirms the
-     * watch, one read ({@link #confirm}; linearizable, so at a revision after the watch's start)
-     * checks the predecessor is still there; if it is gone, the waiter looks again at once.
+     * watch (its created reply carries the revision R after which it reports every event), one read
+     * ({@link #confirm}) checks the predecessor is still there in a view at a revision ≥ R; if it is
+     * gone, the waiter looks again at once.
      *
      * <p>When the predecessor goes: if it was the only key older than ours (by the listing that
      * named it or by the confirming read), ours is now the oldest and the waiter holds the lock with
      * no request at all; otherwise one read lists the keys older than ours ({@link #list}): the
      * predecessor may have been a waiter that gave up, not the holder.
      */
-    private Watch.Watcher watchPredecessor(long generation, ByteSequence pred, long listedAt) {
-        WatchOption opt =
-                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
-        return driver.watch().watch(pred, opt, new Watch.Listener() {
+    private WatchStream.Handle watchPredecessor(long generation, ByteSequence pred, long listedAt) {
+        return driver.waitForDelete(pred, listedAt, new WatchStream.Listener() {
             @Override
-            public void onNext(WatchResponse response) {
-                if (response.isCreatedNotify() && response.getHeader().getRevision() > listedAt) {
+            public void created(long revision) {
+                if (revision > listedAt) {
                     // something was written between the read that named the predecessor and the
                     // watch's start: it may have been the predecessor's delete
-                    confirm(generation, pred);
-                }
-                for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        predecessorGone(generation, pred);
-                    }
+                    confirm(generation, pred, revision, true);
                 }
             }
 
             @Override
-            public void onError(Throwable t) {
-                wake();
+            public void deleted(long revision) {
+                predecessorGone(generation, pred);
             }
 
             @Override
-            public void onCompleted() {
-                wake();
+            public void failed(String reason) {
+                wakeFor(generation, null); // look again with a read; a failure proves nothing
             }
         });
     }
@@ -501,34 +578,48 @@ final class EtcdContender implements Contender, Session.Listener {
      * The read that confirms a wait's watch (keys only, the same read as {@link #list}): is the
      * predecessor still there, and is it now the only key older than ours (the keys before it may
      * have gone since it was named)? Then its delete will make us the holder without a request.
+     *
+     * <p>It is first sent serializable (no consensus round, answered by the member we talk to).
+     * Its answer is used only if its header revision is at least {@code watchedFrom}, the revision
+     * after which the watch reports every event: a view at such a revision includes every delete up
+     * to the watch's start (members apply one log in one order, so the state at a revision is the
+     * same on every member; a key once deleted never comes back with its old create revision). An
+     * answer from a member that is behind is asked again linearizably.
      */
-    private void confirm(long generation, ByteSequence pred) {
+    private void confirm(long generation, ByteSequence pred, long watchedFrom, boolean serializable) {
         long revision = ourRevision;
         ByteSequence key = ourKey;
         if (key == null) {
             return; // the attempt ended
         }
-        driver.within(driver.kv().get(lockPrefix, upToOurs(false)), driver.requestTimeoutNanos())
-                .whenComplete((r, t) -> {
-                    if (t != null) {
-                        wakeFor(generation, null); // unknown: look again with the transaction
-                        return;
-                    }
-                    List<KeyValue> kvs = r.getKvs();
-                    if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key)) {
-                        // our own key is gone (deleted by someone else, or with its lease): never
-                        // "the predecessor is gone", which could make us a holder without a key
-                        if (key.equals(ourKey) && revision == ourRevision) {
-                            ownKeyDeleted = true;
-                        }
-                        wakeFor(generation, null);
-                    } else if (kvs.size() < 2 || !kvs.get(1).getKey().equals(pred)) {
-                        // gone before the watch started: look again (or hold, if it was the oldest)
-                        predecessorGone(generation, pred);
-                    } else if (kvs.size() == 2) {
-                        markOldest(pred, key, revision);
-                    }
-                });
+        driver.within(upToOursRead(serializable), driver.requestTimeoutNanos()).whenComplete((r, t) -> {
+            if (t != null) {
+                wakeFor(generation, null); // unknown: look again with the transaction
+                return;
+            }
+            if (r.getHeader().getRevision() < watchedFrom) {
+                if (serializable) {
+                    confirm(generation, pred, watchedFrom, false);
+                } else {
+                    wakeFor(generation, null); // cannot happen for a linearizable read
+                }
+                return;
+            }
+            List<KeyValue> kvs = r.getKvs();
+            if (kvs.isEmpty() || !kvs.get(0).getKey().equals(key) || kvs.get(0).getCreateRevision() != revision) {
+                // our own key is gone (deleted by someone else, or with its lease): never
+                // "the predecessor is gone", which could make us a holder without a key
+                if (key.equals(ourKey) && revision == ourRevision) {
+                    ownKeyDeleted = true;
+                }
+                wakeFor(generation, null);
+            } else if (kvs.size() < 2 || !kvs.get(1).getKey().equals(pred)) {
+                // gone before the watch started: look again (or hold, if it was the oldest)
+                predecessorGone(generation, pred);
+            } else if (kvs.size() == 2) {
+                markOldest(pred, key, revision);
+            }
+        });
     }
 
     /** {@code pred} was the only key older than {@code key} at {@code revision}; remember it if still ours. */
@@ -624,7 +715,7 @@ final class EtcdContender implements Contender, Session.Listener {
         } finally {
             mutex.unlock();
         }
-        Watch.Watcher w = watchPredecessor(generation, pred, listedAt);
+        WatchStream.Handle w = watchPredecessor(generation, pred, listedAt);
         try {
             mutex.lockInterruptibly();
             try {
@@ -642,7 +733,7 @@ final class EtcdContender implements Contender, Session.Listener {
                 mutex.unlock();
             }
         } finally {
-            w.close();
+            w.cancel();
         }
     }
 

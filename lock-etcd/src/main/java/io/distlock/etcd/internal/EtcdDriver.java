@@ -70,12 +70,32 @@ public final class EtcdDriver implements LockDriver {
     private Session current;
     private volatile boolean closed;
     private volatile boolean crashed;
+    /** The provider's one shared watch stream; null for a client we did not build (jetcd's watches then). */
+    private final WatchStream watchStream;
+    /** Direct gRPC calls for the contenders' KV requests; null for a client we did not build. */
+    private final DirectKv directKv;
+
+    private long resumeDelayNanos = RESUME_FIRST_NANOS; // guarded by the scheduler thread / resume task
+    private static final long RESUME_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long RESUME_MAX_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /**
      * @param client the jetcd client to use
      * @param ownsClient whether {@link #close()} closes {@code client}
      */
     public EtcdDriver(Client client, boolean ownsClient, EtcdLockOptions etcdOptions, LockOptions lockOptions) {
+        this(client, ownsClient, etcdOptions, lockOptions, null);
+    }
+
+    /**
+     * @param client the jetcd client to use
+     * @param ownsClient whether {@link #close()} closes {@code client}
+     * @param tap the interceptor {@code client} was built with ({@link #channelTap}), or null: all
+     *     watches then share one gRPC stream on the client's channel; without it every watch is a
+     *     jetcd watcher (one gRPC stream each)
+     */
+    public EtcdDriver(
+            Client client, boolean ownsClient, EtcdLockOptions etcdOptions, LockOptions lockOptions, ChannelTap tap) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.etcdOptions = etcdOptions;
@@ -95,11 +115,143 @@ public final class EtcdDriver implements LockDriver {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        boolean needsCredentials = ownsClient && etcdOptions.user().isPresent();
+        this.watchStream =
+                tap == null ? null : new WatchStream(tap, needsCredentials, this::resumeWatchesLater, ticker);
+        this.directKv = tap == null ? null : new DirectKv(tap, needsCredentials, requestTimeoutNanos);
+    }
+
+    /**
+     * The acquire transaction: {@code request} as a direct gRPC call if this driver has the
+     * client's channel ({@link DirectKv}), else (and if that call fails) {@code jetcd}.
+     */
+    CompletableFuture<io.etcd.jetcd.kv.TxnResponse> txn(
+            java.util.function.Supplier<io.etcd.jetcd.api.TxnRequest> request,
+            java.util.function.Supplier<CompletableFuture<io.etcd.jetcd.kv.TxnResponse>> jetcd) {
+        return directKv == null ? jetcd.get() : directKv.txn(request, jetcd);
+    }
+
+    /** A range read: {@code request} directly ({@link DirectKv}) or {@code jetcd}, as for {@link #txn}. */
+    CompletableFuture<io.etcd.jetcd.kv.GetResponse> range(
+            java.util.function.Supplier<io.etcd.jetcd.api.RangeRequest> request,
+            java.util.function.Supplier<CompletableFuture<io.etcd.jetcd.kv.GetResponse>> jetcd) {
+        return directKv == null ? jetcd.get() : directKv.range(request, jetcd);
+    }
+
+    private CompletableFuture<io.etcd.jetcd.kv.DeleteResponse> delete(ByteSequence key) {
+        return directKv == null ? kv().delete(key) : directKv.delete(key, () -> kv().delete(key));
     }
 
     /** The gRPC interceptor that puts a deadline on every unary call; for clients the provider builds. */
     public static io.grpc.ClientInterceptor deadlineInterceptor(EtcdLockOptions options) {
         return Rpc.deadlineInterceptor(options.requestTimeout());
+    }
+
+    /**
+     * The interceptor for a client the provider builds: a deadline on every unary call (like {@link
+     * #deadlineInterceptor}), and the channel and credentials the driver's shared watch stream
+     * uses; pass the same object to the constructor.
+     */
+    public static ChannelTap channelTap(EtcdLockOptions options) {
+        return new ChannelTap(options.requestTimeout());
+    }
+
+    /**
+     * Watches {@code key} for deletes: on the provider's shared watch stream if there is one (a
+     * create request on it, a cancel request when the handle is cancelled), else with a jetcd
+     * watcher (a gRPC stream of its own). {@code startRevision} 0: from the server's current
+     * revision on; {@code resumable}: made again from the last revision seen if the stream breaks
+     * (else {@link WatchStream.Listener#failed}).
+     */
+    WatchStream.Handle watchDeletes(
+            ByteSequence key, long startRevision, boolean resumable, WatchStream.Listener listener) {
+        WatchStream ws = watchStream;
+        if (ws != null && ws.usable()) {
+            return ws.watch(key, startRevision, resumable, listener);
+        }
+        io.etcd.jetcd.options.WatchOption.Builder opt =
+                io.etcd.jetcd.options.WatchOption.builder().withNoPut(true).withCreateNotify(true);
+        if (startRevision > 0) {
+            opt.withRevision(startRevision);
+        }
+        Watch.Watcher w = watch().watch(key, opt.build(), new Watch.Listener() {
+            @Override
+            public void onNext(io.etcd.jetcd.watch.WatchResponse response) {
+                if (response.isCreatedNotify()) {
+                    listener.created(response.getHeader().getRevision());
+                }
+                for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.DELETE) {
+                        listener.deleted(e.getKeyValue().getModRevision());
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                listener.failed("watch failed: " + t);
+            }
+
+            @Override
+            public void onCompleted() {
+                listener.failed("watch ended");
+            }
+        });
+        return w::close;
+    }
+
+    /**
+     * Waits for a delete of {@code key} after revision {@code after}: on a standing watch of the
+     * shared stream ({@link WatchStream#waitForDelete}) if there is one, else on a new jetcd watcher
+     * from the server's current revision (its {@code created} revision tells the caller whether a
+     * delete before it could have been missed, exactly as for a standing watch).
+     */
+    WatchStream.Handle waitForDelete(ByteSequence key, long after, WatchStream.Listener listener) {
+        WatchStream ws = watchStream;
+        if (ws != null && ws.usable()) {
+            return ws.waitForDelete(key, after, listener);
+        }
+        return watchDeletes(key, 0, false, listener);
+    }
+
+    /** Runs {@code task} on the session thread (soon); dropped if the provider is closing. */
+    void runOnSessionThread(Runnable task) {
+        try {
+            scheduler.execute(task);
+        } catch (RejectedExecutionException closing) {
+            // the provider is closing: its locks end with it
+        }
+    }
+
+    /** Watches set up on the shared watch stream so far; -1 without one (for tests). */
+    public long sharedWatchesSetUp() {
+        return watchStream == null ? -1 : watchStream.watchesSetUp();
+    }
+
+    /** gRPC streams the shared watch stream opened so far; -1 without one (for tests). */
+    public long watchStreamsOpened() {
+        return watchStream == null ? -1 : watchStream.streamsOpened();
+    }
+
+    private void resumeWatchesLater() {
+        try {
+            scheduler.schedule(
+                    () -> {
+                        if (closed) {
+                            return;
+                        }
+                        if (watchStream.resume()) {
+                            resumeDelayNanos = Math.min(resumeDelayNanos * 2, RESUME_MAX_NANOS);
+                            resumeWatchesLater();
+                        } else {
+                            resumeDelayNanos = RESUME_FIRST_NANOS;
+                        }
+                    },
+                    resumeDelayNanos,
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the provider is closing: its watches end with it
+        }
     }
 
     @Override
@@ -388,8 +540,7 @@ public final class EtcdDriver implements LockDriver {
      */
     long deleteKey(ByteSequence key, Session s, String lockName, String what) {
         try {
-            return Rpc.await(kv().delete(key), requestTimeoutNanos, what, lockName)
-                    .getDeleted();
+            return Rpc.await(delete(key), requestTimeoutNanos, what, lockName).getDeleted();
         } catch (BackendUnavailableException e) {
             if (s != null) {
                 scheduleDelete(key, s, lockName, DELETE_RETRY_FIRST_NANOS);
@@ -408,7 +559,7 @@ public final class EtcdDriver implements LockDriver {
                         if (closed || !s.alive()) {
                             return;
                         }
-                        within(kv().delete(key), requestTimeoutNanos).whenComplete((r, e) -> {
+                        within(delete(key), requestTimeoutNanos).whenComplete((r, e) -> {
                             if (e == null) {
                                 log.debug("distlock.etcd.stranded_key_deleted lock={}", lockName);
                             } else {
@@ -500,6 +651,9 @@ public final class EtcdDriver implements LockDriver {
         }
         failAwaiting();
         scheduler.shutdownNow();
+        if (watchStream != null) {
+            watchStream.close();
+        }
         for (EtcdContender c : contenders) {
             c.wake();
         }
