@@ -180,9 +180,42 @@ public final class SupervisedProcess implements AutoCloseable {
         return wrapper.getOutputStream();
     }
 
-    /** SIGSTOP. */
+    /**
+     * SIGSTOP; returns once every thread of the command is stopped (read from {@code
+     * /proc/<pid>/task/<tid>/stat}, at most 5 s): {@code kill -STOP} returns when the signal is sent,
+     * and a thread that is running at that moment may still finish what it was doing, e.g. answer a
+     * request that had just arrived.
+     */
     public void pause() {
         signal("STOP");
+        awaitStopped(Duration.ofSeconds(5));
+    }
+
+    private void awaitStopped(Duration bound) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (Files.isDirectory(tasks) && !allStopped(tasks) && System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /** Whether every thread under {@code tasks} is stopped (or gone); false if it cannot tell. */
+    private static boolean allStopped(Path tasks) {
+        try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
+            return threads.allMatch(t -> {
+                try {
+                    String stat = Files.readString(t.resolve("stat"), StandardCharsets.US_ASCII);
+                    // "<tid> (<comm>) <state> ...": comm may contain spaces and parentheses
+                    int end = stat.lastIndexOf(')');
+                    char state = end >= 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+                    return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+                } catch (IOException gone) {
+                    return true; // the thread ended
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            return false;
+        }
     }
 
     /** SIGCONT. */
