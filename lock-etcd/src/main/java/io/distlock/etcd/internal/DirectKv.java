@@ -109,16 +109,4 @@ final class DirectKv {
         });
         return out;
     }
-
-    /** The end of the key range that has {@code prefix} as a prefix (etcd's "prefix end"). */
-    static ByteString prefixEnd(ByteString prefix) {
-        byte[] b = prefix.toByteArray();
-        for (int i = b.length - 1; i >= 0; i--) {
-            if (b[i] != (byte) 0xff) {
-                b[i]++;
-                return ByteString.copyFrom(b, 0, i + 1);
-            }
-        }
-        return ByteString.copyFrom(new byte[] {0}); // all 0xff: to the end of the key space
-    }
 }

@@ -106,7 +106,8 @@ final class EtcdContender implements Contender, Session.Listener {
         this.lockPrefixString = driver.lockPrefix(lockName);
         this.lockPrefix = EtcdDriver.bytes(lockPrefixString);
         this.rawPrefix = ByteString.copyFrom(lockPrefix.getBytes());
-        this.rawPrefixEnd = DirectKv.prefixEnd(rawPrefix);
+        this.rawPrefixEnd = ByteString.copyFrom(
+                io.etcd.jetcd.options.OptionsUtil.prefixEndOf(lockPrefix).getBytes());
     }
 
     @Override

@@ -142,14 +142,8 @@ public final class EtcdDriver implements LockDriver {
         return directKv == null ? kv().delete(key) : directKv.delete(key, () -> kv().delete(key));
     }
 
-    /** The gRPC interceptor that puts a deadline on every unary call; for clients the provider builds. */
-    public static io.grpc.ClientInterceptor deadlineInterceptor(EtcdLockOptions options) {
-        return Rpc.deadlineInterceptor(options.requestTimeout());
-    }
-
     /**
-     * The interceptor for a client the provider builds: a deadline on every unary call (like {@link
-     * #deadlineInterceptor}), and the channel and credentials the driver's shared watch stream
+     * The interceptor for a client the provider builds: a deadline on every unary call, and the channel and credentials the driver's shared watch stream
      * uses; pass the same object to the constructor.
      */
     public static ChannelTap channelTap(EtcdLockOptions options) {

@@ -2,11 +2,6 @@ package io.distlock.etcd.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockConfigurationException;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.MethodDescriptor;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -17,21 +12,6 @@ import java.util.concurrent.TimeoutException;
 /** Bounded waits on jetcd futures. Internal. */
 final class Rpc {
     private Rpc() {}
-
-    /** A gRPC interceptor that gives every unary call a deadline (jetcd sets none). */
-    static ClientInterceptor deadlineInterceptor(Duration timeout) {
-        long nanos = timeout.toNanos();
-        return new ClientInterceptor() {
-            @Override
-            public <Q, R> ClientCall<Q, R> interceptCall(
-                    MethodDescriptor<Q, R> method, CallOptions callOptions, Channel next) {
-                if (method.getType() == MethodDescriptor.MethodType.UNARY && callOptions.getDeadline() == null) {
-                    callOptions = callOptions.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
-                }
-                return next.newCall(method, callOptions);
-            }
-        };
-    }
 
     /**
      * Waits for {@code f} at most {@code timeoutNanos}, uninterruptibly (an interrupt is kept for
