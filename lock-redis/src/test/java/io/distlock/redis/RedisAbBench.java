@@ -123,10 +123,10 @@ public final class RedisAbBench {
                     }
                     System.out.println(line);
                 }
-                double floor = median(p50s.get("2ping"));
+                double floor = BenchStats.median(p50s.get("2ping"));
                 StringBuilder line = new StringBuilder("uncontended median p50:");
-                p50s.forEach((k, v) ->
-                        line.append(String.format(Locale.ROOT, " %s=%.1fus(%.2fx)", k, median(v), median(v) / floor)));
+                p50s.forEach((k, v) -> line.append(String.format(
+                        Locale.ROOT, " %s=%.1fus(%.2fx)", k, BenchStats.median(v), BenchStats.median(v) / floor)));
                 System.out.println(line);
             } finally {
                 pooled.close();
@@ -145,7 +145,7 @@ public final class RedisAbBench {
                     }
                 }
                 StringBuilder line = new StringBuilder("handoff median p50:");
-                ho.forEach((k, v) -> line.append(String.format(Locale.ROOT, " %s=%.1fus", k, median(v))));
+                ho.forEach((k, v) -> line.append(String.format(Locale.ROOT, " %s=%.1fus", k, BenchStats.median(v))));
                 System.out.println(line);
             }
         }
@@ -274,10 +274,5 @@ public final class RedisAbBench {
         long[] s = nanos.clone();
         Arrays.sort(s);
         return s[Math.max(0, (int) Math.ceil(q * s.length) - 1)] / 1e3;
-    }
-
-    private static double median(List<Double> v) {
-        double[] s = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return s[s.length / 2];
     }
 }

@@ -5,7 +5,6 @@ import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -123,31 +122,20 @@ public final class RedisBeforeAfterBench {
                 }
                 StringBuilder line = new StringBuilder("round " + round + ":");
                 samples.forEach((k, s) -> {
-                    double p = p50(s);
+                    double p = BenchStats.p50Micros(s);
                     p50s.computeIfAbsent(k, x -> new ArrayList<>()).add(p);
                     line.append(String.format(Locale.ROOT, " %s=%.2fus", k, p));
                 });
                 System.out.println(line);
             }
-            double floor = median(p50s.get("2ping"));
+            double floor = BenchStats.median(p50s.get("2ping"));
             StringBuilder line = new StringBuilder("median p50 (warm-up " + warmup + "):");
-            p50s.forEach((k, v) ->
-                    line.append(String.format(Locale.ROOT, " %s=%.2fus(%.2fx)", k, median(v), median(v) / floor)));
+            p50s.forEach((k, v) -> line.append(String.format(
+                    Locale.ROOT, " %s=%.2fus(%.2fx)", k, BenchStats.median(v), BenchStats.median(v) / floor)));
             System.out.println(line);
             for (AutoCloseable c : closing) {
                 c.close();
             }
         }
-    }
-
-    private static double p50(long[] nanos) {
-        long[] c = nanos.clone();
-        Arrays.sort(c);
-        return c[c.length / 2] / 1_000.0;
-    }
-
-    private static double median(List<Double> v) {
-        double[] c = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return c[c.length / 2];
     }
 }

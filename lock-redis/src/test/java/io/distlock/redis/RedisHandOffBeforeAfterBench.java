@@ -175,7 +175,7 @@ public final class RedisHandOffBeforeAfterBench {
             for (int round = 0; round < rounds; round++) {
                 StringBuilder line = new StringBuilder("round " + round + ":");
                 for (Map.Entry<String, IntFunction<long[]>> v : variants.entrySet()) {
-                    double p = p50(v.getValue().apply(block));
+                    double p = BenchStats.p50Micros(v.getValue().apply(block));
                     p50s.computeIfAbsent(v.getKey(), x -> new ArrayList<>()).add(p);
                     long[] pings = new long[50];
                     for (int i = 0; i < pings.length; i++) {
@@ -183,32 +183,21 @@ public final class RedisHandOffBeforeAfterBench {
                         ping.ping();
                         pings[i] = System.nanoTime() - t0;
                     }
-                    double pp = p50(pings);
+                    double pp = BenchStats.p50Micros(pings);
                     p50s.computeIfAbsent("ping", x -> new ArrayList<>()).add(pp);
                     line.append(String.format(Locale.ROOT, " %s=%.1fus ping=%.1fus", v.getKey(), p, pp));
                 }
                 System.out.println(line);
             }
-            double floor = median(p50s.get("ping"));
+            double floor = BenchStats.median(p50s.get("ping"));
             StringBuilder line = new StringBuilder(
                     "median hand-off p50 (" + waiters + " waiters, " + rounds + " rounds of " + block + "):");
-            p50s.forEach((k, v) ->
-                    line.append(String.format(Locale.ROOT, " %s=%.1fus(%.2f PINGs)", k, median(v), median(v) / floor)));
+            p50s.forEach((k, v) -> line.append(String.format(
+                    Locale.ROOT, " %s=%.1fus(%.2f PINGs)", k, BenchStats.median(v), BenchStats.median(v) / floor)));
             System.out.println(line);
             for (AutoCloseable c : closing) {
                 c.close();
             }
         }
-    }
-
-    private static double p50(long[] nanos) {
-        long[] c = nanos.clone();
-        Arrays.sort(c);
-        return c[c.length / 2] / 1_000.0;
-    }
-
-    private static double median(List<Double> v) {
-        double[] c = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return c[c.length / 2];
     }
 }
