@@ -32,17 +32,21 @@ import redis.clients.jedis.HostAndPort;
  *       client thread scheduled late does not count against the node); a node that has not
  *       answered by then counts as failed. A request still unsent at its round's first deadline once
  *       the round is over (a backlog behind a stalled node) is dropped, not sent late.
- *   <li>Acquire, round 1: a Lua script per node does {@code SET lock owner NX PX leaseTime} and
- *       returns {@code max(the node's fencing counter, the node's clock in µs)}. The lock counts as acquired only with a majority and
+ *   <li>Acquire, round 1: a Lua script per node does {@code SET lock owner NX PX leaseTime} and,
+ *       where granted, increments the node's fencing counter in the same script (a node without
+ *       one starts it at its clock in µs) and returns the new value. The lock counts as acquired
+ *       only with a majority and
  *       positive validity, {@code validity = leaseTime - elapsed - drift} with {@code drift =
  *       leaseTime * clockDriftFactor + minimumSafetyMargin} ({@link LockOptions}; 1% + 2 ms by
  *       default). Otherwise it is released on every node, including nodes that did not answer
  *       (after their pending request), and the caller tries again after a random delay.
- *   <li>Acquire, round 2 (fencing): {@code t = max(values read from the nodes that answered) + 1}; a
- *       script per node raises the counter (a key without TTL) to {@code t} only while the node
- *       still holds our owner value. Acquired only if round 2 succeeded on a majority before the
- *       validity ran out; otherwise released everywhere. {@link RedlockOptions#fencing()} {@code
- *       false} skips round 2 (one round, no token).
+ *   <li>Fencing token: {@code t = max(values returned by the nodes that granted round 1)}. If a
+ *       majority returned exactly {@code t} (the usual case: grants move the counters together),
+ *       the lock is held after that one round. Otherwise round 2: a script per node raises the
+ *       counter (a key without TTL) to {@code t} only while the node still holds our owner value;
+ *       acquired only if round 2 succeeded on a majority before the validity ran out, otherwise
+ *       released everywhere. {@link RedlockOptions#fencing()} {@code false} never runs round 2 and
+ *       hands out no token.
  *   <li>Release: compare-and-delete on every node in parallel, on the release lanes; a node whose
  *       round-1 request was still queued (never sent) is skipped. Renewal (the engine's watchdog):
  *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
@@ -80,29 +84,29 @@ import redis.clients.jedis.HostAndPort;
  *       deadline has passed. Writes must be fenced with the token.
  *   <li><b>Fencing tokens</b> ({@link Capabilities.Fencing#MONOTONIC_PER_LOCK}) are unique and
  *       strictly increase from one holder of a lock to the next, <em>provided that no node that
- *       acknowledged a holder's round 2 loses its counter key</em> before the next holder's round 1
- *       reads it. The argument: the previous holder raised the counter to its token on a majority
- *       of nodes while holding the lock there; the next holder's round-1 majority intersects it;
- *       on the common node the raise happened before the next holder's {@code SET NX} succeeded
- *       (the raise requires the previous owner value to be there), so the next holder reads at
- *       least the previous token and proposes a larger one. Two concurrent proposers of the same
- *       {@code t} cannot both raise a majority, because each raise requires holding that node's
- *       lock key. The assumption holds when every node persists each write before answering (AOF
+ *       wrote a holder's token loses its counter key</em> before the next holder's round 1
+ *       increments it. The argument: before its acquisition returned, the previous holder had its
+ *       token written on a majority of nodes while holding the lock there (by round 1's increment,
+ *       or by round 2); the next holder's round-1 majority intersects it; on the common node that
+ *       write happened before the next holder's {@code SET NX} succeeded, so the next holder's
+ *       increment there returns more than the previous token, and its token (the largest value of
+ *       its majority) is larger. Two holders cannot get the same token, because each token is
+ *       written on a majority only while its holder holds the lock there. The assumption holds when every node persists each write before answering (AOF
  *       with {@code appendfsync always}); then set {@link RedlockOptions#assumePersistence()} and
  *       the provider reports {@link Capabilities#fencingSurvivesServerRestart()}. A delayed restart
  *       protects mutual exclusion but <em>not</em> the counters.
  *       <p>Without persistence, tokens still increase across data loss through the <b>clock
- *       floor</b>: round 1 reads {@code max(counter, node clock in µs)}, so a next holder whose
- *       majority meets the previous one only on nodes that lost their counters (restart without
- *       data) proposes at least its nodes' clock reading + 1. That token is larger than the
- *       previous one provided that (a) no node's clock is set back (NTP step, VM restore, manual
- *       change), and (b) the node clocks differ by less than the time between the previous
- *       holder's round 1 and the next holder's (which includes the restart) — tokens are at most
- *       the fastest node's clock at the previous acquisition plus one per acquisition within the
- *       same microsecond. This rests on node clocks, not on anything the protocol checks, so the
- *       declared capability does not change: {@code fencingSurvivesServerRestart} stays {@code
- *       false} without {@code assumePersistence} (tested, not promised). Tokens are therefore
- *       large numbers (about 1.7 × 10<sup>15</sup> in 2024), not small counters. Counter keys ({@code <prefix>:{name}:token})
+ *       floor</b>: a node without a counter starts it at its clock in µs, and a counter grows by
+ *       one per grant, far slower than a clock in µs; so a next holder whose majority meets the
+ *       previous one only on nodes that lost their counters (restart without data) gets at least
+ *       those nodes' clock readings. That token is larger than the previous one provided that (a)
+ *       no node's clock is set back (NTP step, VM restore, manual change), and (b) the node clocks
+ *       differ by less than the time since the counters' first use — the previous token is at most
+ *       the fastest node's clock at that first use plus one per grant since. This rests on node
+ *       clocks, not on anything the protocol checks, so the declared capability does not change:
+ *       {@code fencingSurvivesServerRestart} stays {@code false} without {@code
+ *       assumePersistence} (tested, not promised). Tokens are therefore large numbers (about 1.7 ×
+ *       10<sup>15</sup> in 2024), not small counters. Counter keys ({@code <prefix>:{name}:token})
  *       have no TTL; each lock name leaves one small key per node.
  *   <li>Not FIFO, not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
  * </ul>

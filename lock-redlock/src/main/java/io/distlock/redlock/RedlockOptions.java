@@ -129,7 +129,11 @@ public final class RedlockOptions {
         return nodeTimeout;
     }
 
-    /** Whether leases carry fencing tokens (two rounds to acquire) or not (one round). */
+    /**
+     * Whether leases carry fencing tokens or not. Either way an acquisition takes one round while
+     * the nodes' fencing counters are in step; with fencing, a second round puts them back in step
+     * when they are not (a node that missed acquisitions or lost its data).
+     */
     public boolean fencing() {
         return fencing;
     }

@@ -227,28 +227,34 @@ public final class Scripts {
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
-     * NX PX lease}; returns {@code {1, c}} if the lock is (now) held by {@code owner} (also on a
-     * retry after a lost reply), else {@code {0, c, pttl}}, where {@code c = max(counter, server
-     * time in µs)} as a decimal string. The counter is read in the same script, so {@code c} is at
-     * least every value raised on this node by an earlier holder of the lock; the server time
-     * floor keeps {@code c} above earlier tokens after the counter was lost (restart without
-     * persistence), as {@link #ACQUIRE}'s does, unless the node's clock is behind the clock that
-     * produced them (exact in Lua's doubles until the year 2255).
+     * NX PX lease}; returns {@code {1, c}} if the lock is (now) held by {@code owner}, else {@code
+     * {0, counter, pttl}}. On a grant, in the same script (so while holding the lock here), the
+     * node's fencing counter is incremented (GET and SET, which the documented ACL rule already
+     * allows) and {@code c} is its new value; a node without a counter (a new lock name, or a
+     * restart without persistence) starts it at the server time in µs, so that {@code c} is above
+     * earlier tokens after the counter was lost, unless the node's clock is behind the clock that
+     * produced them (a counter grows by at most one per grant, far slower than a clock in µs). A
+     * retry after a lost reply ({@code owner} already holds the lock) returns the
+     * counter unchanged: its increment already happened. Values are decimal strings, exact in Lua's
+     * doubles until the year 2255.
      */
     public static final Script REDLOCK_ACQUIRE = new Script(String.join(
             "\n",
-            "local c = tonumber(redis.call('GET', KEYS[2]) or '0')",
-            "local t = redis.call('TIME')",
-            "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])",
-            "if now > c then c = now end",
-            "c = string.format('%.0f', c)",
-            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
-            "  return {1, c}",
+            "if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
+            "  if redis.call('GET', KEYS[1]) ~= ARGV[1] then",
+            "    return {0, redis.call('GET', KEYS[2]) or '0', redis.call('PTTL', KEYS[1])}",
+            "  end",
+            "  return {1, redis.call('GET', KEYS[2]) or '0'}",
             "end",
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
-            "  return {1, c}",
+            "local c = redis.call('GET', KEYS[2])",
+            "if c then",
+            "  c = string.format('%.0f', tonumber(c) + 1)",
+            "else",
+            "  local t = redis.call('TIME')",
+            "  c = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))",
             "end",
-            "return {0, c, redis.call('PTTL', KEYS[1])}"));
+            "redis.call('SET', KEYS[2], c)",
+            "return {1, c}"));
 
     /**
      * Redlock round 2 on one node (the max-register write). KEYS: lock, counter. ARGV: owner, t.

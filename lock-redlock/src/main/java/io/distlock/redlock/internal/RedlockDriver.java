@@ -34,12 +34,14 @@ import redis.clients.jedis.HostAndPort;
  * {@code REDLOCK_RAISE}, {@code RENEW} and {@code RELEASE}; the key layout is lock-redis's {@link
  * RedisKeys} under Redlock's own prefix.
  *
- * <p>Acquisition with fencing (two rounds): round 1 is {@code SET lock owner NX PX lease} on every
- * node, returning the node's fencing counter; with a majority, {@code t = max(counters read) + 1};
- * round 2 raises the counter to {@code t} on every node that still holds our owner value. Acquired
- * only if round 2 succeeded on a majority before the validity ({@code lease - elapsed - drift})
- * ran out; otherwise the lock is released on every node, including those that did not answer.
- * Without fencing, round 1 alone decides.
+ * <p>Acquisition with fencing (one round, two when the nodes' counters differ): round 1 is {@code
+ * SET lock owner NX PX lease} on every node and, where granted, increments the node's fencing
+ * counter in the same script; with a majority, {@code t = max(values returned by granting nodes)}.
+ * If a majority returned exactly {@code t}, {@code t} is already written on a majority and the lock
+ * is held; otherwise round 2 raises the counter to {@code t} on every node that still holds our
+ * owner value, and the lock is held only if round 2 succeeded on a majority before the validity
+ * ({@code lease - elapsed - drift}) ran out; otherwise it is released on every node, including those
+ * that did not answer. Without fencing, round 1 alone decides (the counters still move).
  *
  * <p>Waiting: on the lock's release channel on every node (lock-redis's {@link Subscriber}, one per
  * node, merged by {@link Waiters}: one local waiter woken per release), bounded by the holder's TTL;
@@ -363,14 +365,28 @@ public final class RedlockDriver implements LockDriver {
                 leave(true);
                 return Optional.of(new Held(ctx, owner, round1, OptionalLong.empty(), validUntil));
             }
-            long max = 0;
+            // Round 1 incremented the counter on every node that granted it (while holding the lock
+            // there): the token is the largest of those values. If a majority already has exactly
+            // that value, the register's write is done and round 2 is not needed (the usual case:
+            // the nodes' counters move together); otherwise round 2 raises the others to it.
+            long t = 0;
+            int atT = 0;
             for (Node n : nodes) {
                 List<?> reply = round1.answer(n.index());
-                if (reply != null) {
-                    max = Math.max(max, counter(reply));
+                if (reply != null && flag(reply) == 1L) {
+                    long c = counter(reply);
+                    if (c > t) {
+                        t = c;
+                        atT = 1;
+                    } else if (c == t) {
+                        atT++;
+                    }
                 }
             }
-            long t = max + 1;
+            if (atT >= quorum) {
+                leave(true);
+                return Optional.of(new Held(ctx, owner, round1, OptionalLong.of(t), validUntil));
+            }
             List<String> raiseArgs = List.of(owner, Long.toString(t));
             long round2Start = ticker.read();
             long round2Deadline = roundDeadline(round2Start, validUntil);

@@ -37,7 +37,8 @@ import redis.clients.jedis.Jedis;
  * blocks of uncontended acquire+release of several variants with the round-trip floor (one PING to
  * all five nodes in parallel on dedicated connections, as distlock-compare measures it) and
  * RedissonRedLock, and reports per variant the median over blocks of each block's p50, the median of
- * the per-block ratios p50 / (3 × floor p50), and the servers' commands per operation ({@code INFO
+ * the per-block ratios p50 / (2 × floor p50; {@code -Dab.floorRounds=3} for the three rounds an
+ * acquisition took before session 7), and the servers' commands per operation ({@code INFO
  * commandstats}); then contended throughput with 4 clients, interleaved the same way.
  *
  * <p>Variants: {@code ours} (this build, the compare's settings: lease 10 s, node timeout 50 ms,
@@ -52,6 +53,8 @@ import redis.clients.jedis.Jedis;
 public final class RedlockAbBench {
     private static final int N = 5;
     private static final int BLOCK = 100;
+    /** Rounds in the floor of one acquire+release: 2 (one to acquire, one to release). */
+    private static final int FLOOR_ROUNDS = Integer.getInteger("ab.floorRounds", 2);
 
     private RedlockAbBench() {}
 
@@ -236,7 +239,7 @@ public final class RedlockAbBench {
             double floor = blockP50.get("floor");
             for (Map.Entry<String, Double> e : blockP50.entrySet()) {
                 p50s.get(e.getKey()).add(e.getValue());
-                ratios.get(e.getKey()).add(e.getValue() / (3 * floor));
+                ratios.get(e.getKey()).add(e.getValue() / (FLOOR_ROUNDS * floor));
             }
         }
         System.out.printf(
@@ -250,7 +253,7 @@ public final class RedlockAbBench {
                 "%-12s %12s %14s %14s %8s %12s %12s %10s  %s%n",
                 "variant",
                 "p50 µs(med)",
-                "×3·floor(med)",
+                "×" + FLOOR_ROUNDS + "·floor(med)",
                 "×redisson(med)",
                 "failures",
                 "client cpu µs/op",

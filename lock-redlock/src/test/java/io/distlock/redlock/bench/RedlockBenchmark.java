@@ -71,7 +71,7 @@ public final class RedlockBenchmark {
                             .build()) {
                 result.put(
                         "redlock_fencing_uncontended",
-                        uncontended(nodes, () -> release(a.lock("bench-f").tryAcquire()), 3_000, pingP50, 3));
+                        uncontended(nodes, () -> release(a.lock("bench-f").tryAcquire()), 3_000, pingP50, 2));
                 result.put(
                         "redlock_nofencing_uncontended",
                         uncontended(nodes, () -> release(b.lock("bench-n").tryAcquire()), 3_000, pingP50, 2));
