@@ -132,6 +132,9 @@ final class RawRounds {
         return new Simple() {
             @Override
             public void op() throws Exception {
+                long[] at = new long[4];
+                int r = 0;
+                at[r++] = System.nanoTime();
                 for (CommandArguments request : threeRounds()) {
                     for (Connection c : conns) {
                         c.sendCommand(request);
@@ -151,7 +154,9 @@ final class RawRounds {
                             Thread.yield();
                         }
                     }
+                    at[r++] = System.nanoTime();
                 }
+                Split.record("raw-poll", at[1] - at[0], at[r - 1] - at[r - 2]);
             }
 
             @Override

@@ -202,6 +202,7 @@ public final class RedlockAbBench {
                 Map<String, Long> before = RedlockBenchmark.commandStats(servers);
                 long cpu0 = processCpuNanos();
                 long sw0 = contextSwitches();
+                Map<String, Long> byThread0 = BY_THREAD ? switchesByThread() : Map.of();
                 double srv0 = serverCpuSeconds(servers);
                 double[] us = new double[BLOCK];
                 for (int i = 0; i < BLOCK; i++) {
@@ -217,6 +218,10 @@ public final class RedlockAbBench {
                 }
                 long cpu1 = processCpuNanos();
                 long sw1 = contextSwitches();
+                if (BY_THREAD && b >= 0) {
+                    Map<String, Long> d = byThreadTotals.computeIfAbsent(e.getKey(), k -> new java.util.TreeMap<>());
+                    switchesByThread().forEach((k, v) -> d.merge(k, v - byThread0.getOrDefault(k, 0L), Long::sum));
+                }
                 double srv1 = serverCpuSeconds(servers);
                 Map<String, Long> after = RedlockBenchmark.commandStats(servers);
                 if (b >= 0) {
@@ -283,6 +288,49 @@ public final class RedlockAbBench {
                     switches.getOrDefault(name, 0.0) / (blocks * BLOCK),
                     perOp);
         }
+        byThreadTotals.forEach((name, d) -> {
+            Map<String, String> perOp = new java.util.TreeMap<>();
+            d.forEach((k, v) -> {
+                if (v > 0) {
+                    perOp.put(k, String.format(Locale.ROOT, "%.2f", v / (double) (blocks * BLOCK)));
+                }
+            });
+            System.out.printf(Locale.ROOT, "wake-ups/op by thread, %s: %s%n", name, perOp);
+        });
+        Split.print();
+    }
+
+    /** {@code -Dab.switchesByThread=true}: also print each thread's wake-ups per operation. */
+    private static final boolean BY_THREAD = Boolean.getBoolean("ab.switchesByThread");
+
+    private static final Map<String, Map<String, Long>> byThreadTotals = new LinkedHashMap<>();
+
+    /** Voluntary context switches per thread name (digits folded, so pools sum up). */
+    private static Map<String, Long> switchesByThread() {
+        Map<String, Long> out = new java.util.HashMap<>();
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return out;
+        }
+        for (java.io.File t : tasks) {
+            try {
+                String comm = java.nio.file.Files.readString(t.toPath().resolve("comm"))
+                        .trim()
+                        .replaceAll("[0-9]+", "#");
+                for (String line : java.nio.file.Files.readAllLines(t.toPath().resolve("status"))) {
+                    if (line.startsWith("voluntary_ctxt_switches:")) {
+                        out.merge(
+                                comm,
+                                Long.parseLong(
+                                        line.substring(line.indexOf(':') + 1).trim()),
+                                Long::sum);
+                    }
+                }
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                // the thread ended meanwhile
+            }
+        }
+        return out;
     }
 
     /**
@@ -368,7 +416,11 @@ public final class RedlockAbBench {
         return new Variant() {
             @Override
             public void op() {
-                p.lock(lock).tryAcquire().orElseThrow().release();
+                long t0 = System.nanoTime();
+                io.distlock.Lease l = p.lock(lock).tryAcquire().orElseThrow();
+                long t1 = System.nanoTime();
+                l.release();
+                Split.record("ours", t1 - t0, System.nanoTime() - t1);
             }
 
             @Override
