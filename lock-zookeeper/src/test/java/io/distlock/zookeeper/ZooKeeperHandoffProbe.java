@@ -41,7 +41,11 @@ import org.apache.zookeeper.ZooKeeper;
  * right after the watch is set, the notification timed on the EventThread, then one {@code exists});
  * {@code floor_hold} (the same after a 2 ms pause, with a thread waiting on a latch that the watch
  * callback opens, as a lock's waiting thread would be: the EventThread-to-thread hop timed too);
- * {@code floor_multi} (as {@code floor_hold}, the node removed by {@code multi(setData, delete)}).
+ * {@code floor_multi} (as {@code floor_hold}, the node removed by {@code multi(setData, delete)});
+ * {@code floor_pause} / {@code floor_pauseN} (the 2 ms / N µs pause alone), {@code floor_waiter} (the
+ * waiting thread alone); {@code delete} / {@code multi} (create then remove a node nobody watches,
+ * back to back: the removal alone). For every variant it also prints the server process's CPU time
+ * (all its threads, from {@code /proc/<pid>/task/<tid>/schedstat}) per operation.
  *
  * <p>With a build that records time stamps inside the driver (a class {@code
  * io.distlock.zookeeper.internal.HandoffTrace} with a static {@code long[] snapshot()}: request
@@ -49,7 +53,7 @@ import org.apache.zookeeper.ZooKeeper;
  * {@code ours} is split into those stages; without it only the whole hand-off is reported.
  *
  * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperHandoffProbe
- * [rounds [hand-offs per block]]}.
+ * [rounds [hand-offs per block [variant,variant,...]]]} (see the README's session-7 section).
  */
 public final class ZooKeeperHandoffProbe {
     private static final long HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
@@ -146,7 +150,7 @@ public final class ZooKeeperHandoffProbe {
         long[][] out = new long[names.length][n];
         AtomicLong released = new AtomicLong();
         AtomicReference<Throwable> error = new AtomicReference<>();
-        int[] done = {-3}; // the first hand-offs warm up
+        int[] done = {-20}; // the first hand-offs warm up (as many as the floors')
         Object turn = new Object();
         try (ZooKeeperLockProvider p0 = provider(cs);
                 ZooKeeperLockProvider p1 = provider(cs)) {
