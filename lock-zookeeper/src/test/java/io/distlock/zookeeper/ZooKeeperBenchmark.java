@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -105,7 +106,15 @@ public final class ZooKeeperBenchmark {
                         series,
                         "write",
                         Comparison.of(uncontendedOnly).target(write).run()));
-                blocks.add(() -> watchFloor(series, cs, floor, 200));
+                blocks.add(() -> watchFloor(series, "watch", cs, floor, 200, 0));
+                // the same floor after the idle time the hand-off scenarios have before each release
+                blocks.add(() -> watchFloor(
+                        series,
+                        "watch_hold",
+                        cs,
+                        floor,
+                        200,
+                        settings.holdBeforeRelease().toNanos()));
                 for (int b = 0; b < blocks.size(); b++) {
                     blocks.get((b + r) % blocks.size()).run();
                 }
@@ -144,8 +153,15 @@ public final class ZooKeeperBenchmark {
         }
     }
 
-    /** {@code n} times: delete a watched node and time the watch notification; then one exists. */
-    private static void watchFloor(Map<String, List<Double>> series, String cs, CuratorFramework floor, int n) {
+    /**
+     * {@code n} times: delete a watched node and time the watch notification; then one exists. With
+     * {@code idleNanos > 0} the delete comes that long after the watch was set, as a hand-off's
+     * release comes {@code holdBeforeRelease} after the waiter queued: on an otherwise idle machine
+     * every thread of the chain (client and server) is asleep by then, which the back-to-back floor
+     * ({@code idleNanos = 0}) does not pay.
+     */
+    private static void watchFloor(
+            Map<String, List<Double>> series, String key, String cs, CuratorFramework floor, int n, long idleNanos) {
         try (CuratorFramework a = curator(cs);
                 CuratorFramework b = curator(cs)) {
             ZooKeeper za = a.getZookeeperClient().getZooKeeper();
@@ -163,6 +179,9 @@ public final class ZooKeeperBenchmark {
                         fired.countDown();
                     }
                 });
+                if (idleNanos > 0) {
+                    LockSupport.parkNanos(idleNanos);
+                }
                 long t0 = System.nanoTime();
                 za.delete(path, -1);
                 if (!fired.await(5, TimeUnit.SECONDS)) {
@@ -176,15 +195,15 @@ public final class ZooKeeperBenchmark {
                     rtt[i] = t2 - t1;
                 }
             }
-            series.computeIfAbsent("watch.notify_p50_us", x -> new ArrayList<>())
+            series.computeIfAbsent(key + ".notify_p50_us", x -> new ArrayList<>())
                     .add(p50(notify));
-            series.computeIfAbsent("watch.exists_p50_us", x -> new ArrayList<>())
+            series.computeIfAbsent(key + ".exists_p50_us", x -> new ArrayList<>())
                     .add(p50(rtt));
             long[] sum = new long[n];
             for (int i = 0; i < n; i++) {
                 sum[i] = notify[i] + rtt[i];
             }
-            series.computeIfAbsent("watch.notify_plus_rtt_p50_us", x -> new ArrayList<>())
+            series.computeIfAbsent(key + ".notify_plus_rtt_p50_us", x -> new ArrayList<>())
                     .add(p50(sum));
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -241,7 +260,10 @@ public final class ZooKeeperBenchmark {
                 "curator.handoff_many.p50_us",
                 "watch.notify_p50_us",
                 "watch.exists_p50_us",
-                "watch.notify_plus_rtt_p50_us")) {
+                "watch.notify_plus_rtt_p50_us",
+                "watch_hold.notify_p50_us",
+                "watch_hold.exists_p50_us",
+                "watch_hold.notify_plus_rtt_p50_us")) {
             sb.append(
                     String.format(Locale.ROOT, "%-34s median %9.1f  rounds %s%n", k, median(s.get(k)), fmt(s.get(k))));
         }
@@ -266,6 +288,12 @@ public final class ZooKeeperBenchmark {
                 "hand-off 1 waiter ours / (notification + exists): %.2f ; ours / curator: %.2f%n",
                 ratio(s, "ours.handoff_1.p50_us", "watch.notify_plus_rtt_p50_us", 1),
                 ratio(s, "ours.handoff_1.p50_us", "curator.handoff_1.p50_us", 1)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "hand-off 1 waiter ours / (notification + exists, both after the scenario's hold): %.2f ;"
+                        + " curator / the same: %.2f%n",
+                ratio(s, "ours.handoff_1.p50_us", "watch_hold.notify_plus_rtt_p50_us", 1),
+                ratio(s, "curator.handoff_1.p50_us", "watch_hold.notify_plus_rtt_p50_us", 1)));
         sb.append(String.format(
                 Locale.ROOT,
                 "hand-off many waiters ours / (notification + exists): %.2f ; many / 1: %.2f%n",

@@ -1,0 +1,400 @@
+package io.distlock.zookeeper;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.tck.servers.TestServer;
+import io.distlock.tck.servers.ZooKeeperServer;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * Diagnostic, not a test: where a one-waiter hand-off spends its time, against the hand-off floor
+ * (a client deletes a node another client watches: time to the watch notification, plus one
+ * {@code exists}). In one JVM, against one ZooKeeper 3.8 server process ({@code forceSync=no}),
+ * blocks of hand-offs of each variant run in rotation; the figures printed are medians over the
+ * rounds of each block's p50.
+ *
+ * <p>Variants: {@code ours} (two providers handing one lock back and forth, holding it 2 ms as
+ * {@code distlock-compare} does: the holder's {@code release()} call to the waiter's {@code
+ * acquire()} returning); {@code floor} (the floor as {@code ZooKeeperBenchmark} measures it: delete
+ * right after the watch is set, the notification timed on the EventThread, then one {@code exists});
+ * {@code floor_hold} (the same after a 2 ms pause, with a thread waiting on a latch that the watch
+ * callback opens, as a lock's waiting thread would be: the EventThread-to-thread hop timed too);
+ * {@code floor_multi} (as {@code floor_hold}, the node removed by {@code multi(setData, delete)});
+ * {@code floor_pause} / {@code floor_pauseN} (the 2 ms / N µs pause alone), {@code floor_waiter} (the
+ * waiting thread alone); {@code delete} / {@code multi} (create then remove a node nobody watches,
+ * back to back: the removal alone). For every variant it also prints the server process's CPU time
+ * (all its threads, from {@code /proc/<pid>/task/<tid>/schedstat}) per operation.
+ *
+ * <p>With a build that records time stamps inside the driver (a class {@code
+ * io.distlock.zookeeper.internal.HandoffTrace} with a static {@code long[] snapshot()}: request
+ * sent, its reply, watch callback, waiting thread awake, tryAcquire entered, driver's hold done),
+ * {@code ours} is split into those stages; without it only the whole hand-off is reported.
+ *
+ * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperHandoffProbe
+ * [rounds [hand-offs per block [variant,variant,...]]]} (see the README's session-7 section).
+ */
+public final class ZooKeeperHandoffProbe {
+    private static final long HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private ZooKeeperHandoffProbe() {}
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        Method trace = traceSnapshot();
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        try (TestServer server = ZooKeeperServer.start();
+                CuratorFramework a = curator(server.address());
+                CuratorFramework b = curator(server.address());
+                CuratorFramework c = curator(server.address())) {
+            String cs = server.address();
+            List<String> variants = args.length > 2
+                    ? List.of(args[2].split(","))
+                    : List.of("ours", "floor", "floor_hold", "floor_multi");
+            for (int r = 0; r < rounds; r++) {
+                for (int v = 0; v < variants.size(); v++) {
+                    String variant = variants.get((v + r) % variants.size());
+                    long cpu0 = serverCpuNanos(server.pid());
+                    Map<String, long[]> stages = variant.equals("ours")
+                            ? ours(cs, block, trace, a)
+                            : variant.equals("delete") || variant.equals("multi")
+                                    ? release(a, block, variant.equals("multi"))
+                                    : floor(a, b, c, block, variant);
+                    long cpu = serverCpuNanos(server.pid()) - cpu0;
+                    series.computeIfAbsent(variant + ".server_cpu_per_op", y -> new ArrayList<>())
+                            .add(cpu / 1e3 / (block + 20));
+                    stages.forEach((k, x) -> series.computeIfAbsent(variant + "." + k, y -> new ArrayList<>())
+                            .add(p50(x)));
+                }
+                System.err.println("round " + (r + 1) + "/" + rounds + " done");
+            }
+        }
+        StringBuilder sb = new StringBuilder("rounds: " + rounds + ", hand-offs per block: " + block + "\n");
+        series.forEach((k, v) ->
+                sb.append(String.format(Locale.ROOT, "%-28s median p50 %7.1f us  rounds %s%n", k, median(v), fmt(v))));
+        System.out.println(sb);
+    }
+
+    /** CPU time of every thread of process {@code pid} (from /proc/pid/task/tid/schedstat), in ns. */
+    private static long serverCpuNanos(long pid) throws java.io.IOException {
+        long sum = 0;
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/" + pid + "/task"))) {
+            for (java.nio.file.Path t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    String line = java.nio.file.Files.readString(t.resolve("schedstat"))
+                            .trim();
+                    sum += Long.parseLong(line.split(" ")[0]);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        return sum;
+    }
+
+    private static Method engineSnapshot() {
+        try {
+            return Class.forName("io.distlock.spi.EngineTrace").getMethod("snapshot");
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    private static Method traceSnapshot() {
+        try {
+            return Class.forName("io.distlock.zookeeper.internal.HandoffTrace").getMethod("snapshot");
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    /** {@code n} hand-offs between two providers; per hand-off, the stages in nanoseconds. */
+    private static Map<String, long[]> ours(String cs, int n, Method trace, CuratorFramework admin) throws Exception {
+        String[] names = {
+            "release_to_send",
+            "send_to_reply",
+            "send_to_event",
+            "event_to_wake",
+            "wake_to_try",
+            "try_to_held",
+            "held_to_return",
+            "total",
+            "engine_held_to_lease",
+            "engine_lease_to_registered",
+            "engine_registered_to_return",
+            "engine_return_to_caller"
+        };
+        Method engine = engineSnapshot();
+        long[][] out = new long[names.length][n];
+        AtomicLong released = new AtomicLong();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        int[] done = {-20}; // the first hand-offs warm up (as many as the floors')
+        Object turn = new Object();
+        try (ZooKeeperLockProvider p0 = provider(cs);
+                ZooKeeperLockProvider p1 = provider(cs)) {
+            String lock = "handoff-probe-" + System.nanoTime();
+            Lease first = p0.lock(lock).acquire();
+            List<Thread> threads = new ArrayList<>();
+            AtomicReference<Lease> start = new AtomicReference<>(first);
+            for (ZooKeeperLockProvider p : List.of(p0, p1)) {
+                boolean holderFirst = p == p0;
+                Thread t = new Thread(
+                        () -> {
+                            try {
+                                Lease held = holderFirst ? start.get() : null;
+                                while (true) {
+                                    if (held == null) {
+                                        Optional<Lease> got = p.lock(lock).tryAcquire(Duration.ofSeconds(10));
+                                        long at = System.nanoTime();
+                                        held = got.orElseThrow(() -> new IllegalStateException("no hand-off"));
+                                        LockSupport.parkNanos(HOLD_NANOS);
+                                        synchronized (turn) {
+                                            int i = done[0]++;
+                                            if (i >= 0 && i < n) {
+                                                long rel = released.get();
+                                                long[] s = trace == null ? null : (long[]) trace.invoke(null);
+                                                out[7][i] = at - rel;
+                                                if (s != null) {
+                                                    out[0][i] = s[0] - rel;
+                                                    out[1][i] = s[1] - s[0];
+                                                    out[2][i] = s[2] - s[0];
+                                                    out[3][i] = s[3] - s[2];
+                                                    out[4][i] = s[4] - s[3];
+                                                    out[5][i] = s[5] - s[4];
+                                                    out[6][i] = at - s[5];
+                                                }
+                                                long[] e = engine == null ? null : (long[]) engine.invoke(null);
+                                                if (e != null) {
+                                                    out[8][i] = e[1] - e[0];
+                                                    out[9][i] = e[2] - e[1];
+                                                    out[10][i] = e[3] - e[2];
+                                                    out[11][i] = at - e[3];
+                                                }
+                                            }
+                                            if (done[0] > n) {
+                                                held.release();
+                                                return;
+                                            }
+                                        }
+                                    } else {
+                                        LockSupport.parkNanos(HOLD_NANOS);
+                                    }
+                                    released.set(System.nanoTime());
+                                    held.release();
+                                    held = null;
+                                }
+                            } catch (Throwable e) {
+                                error.compareAndSet(null, e);
+                            }
+                        },
+                        "handoff-probe-" + (holderFirst ? 0 : 1));
+                threads.add(t);
+            }
+            // the waiter queues first
+            threads.get(1).start();
+            while (admin.getChildren().forPath(p0.lockPath(lock)).size() < 2) {
+                LockSupport.parkNanos(100_000);
+            }
+            threads.get(0).start();
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+                if (t.isAlive()) {
+                    t.interrupt();
+                    t.join();
+                }
+            }
+        }
+        if (error.get() != null) {
+            throw new IllegalStateException(error.get());
+        }
+        Map<String, long[]> m = new LinkedHashMap<>();
+        for (int k = trace == null ? 7 : 0; k < (engine == null ? 8 : names.length); k++) {
+            m.put(names[k], out[k]);
+        }
+        return m;
+    }
+
+    /**
+     * {@code n} times: create an ephemeral node, then remove it by {@code delete} or by {@code
+     * multi(setData, delete)}, back to back, nobody watching; the removal is timed.
+     */
+    private static Map<String, long[]> release(CuratorFramework a, int n, boolean multi) throws Exception {
+        ZooKeeper za = a.getZookeeperClient().getZooKeeper();
+        String path = "/probe-release-" + System.nanoTime();
+        long[] removal = new long[n];
+        for (int i = -20; i < n; i++) {
+            za.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+            long t0 = System.nanoTime();
+            if (multi) {
+                za.multi(List.of(Op.setData(path, new byte[0], -1), Op.delete(path, -1)));
+            } else {
+                za.delete(path, -1);
+            }
+            long t1 = System.nanoTime();
+            if (i >= 0) {
+                removal[i] = t1 - t0;
+            }
+        }
+        return Map.of("removal", removal);
+    }
+
+    /** {@code n} times: delete (or multi) a node another client watches; time the stages. */
+    private static Map<String, long[]> floor(
+            CuratorFramework a, CuratorFramework b, CuratorFramework c, int n, String variant) throws Exception {
+        // floor: no pause, no waiting thread; floor_hold: 2 ms pause and a waiting thread;
+        // floor_multi: as floor_hold with multi(setData, delete); floor_pause: the pause alone;
+        // floor_waiter: the waiting thread alone; floor_pauseN: a pause of N microseconds alone
+        boolean multi = variant.equals("floor_multi");
+        boolean hold = variant.equals("floor_hold") || multi || variant.equals("floor_waiter");
+        long pause = variant.equals("floor_hold") || multi || variant.equals("floor_pause")
+                ? HOLD_NANOS
+                : variant.startsWith("floor_pause")
+                        ? TimeUnit.MICROSECONDS.toNanos(Long.parseLong(variant.substring("floor_pause".length())))
+                        : 0;
+        ZooKeeper za = a.getZookeeperClient().getZooKeeper();
+        ZooKeeper zb = b.getZookeeperClient().getZooKeeper();
+        ZooKeeper zc = c.getZookeeperClient().getZooKeeper();
+        String path = "/probe-watch-" + System.nanoTime();
+        long[] sendToReply = new long[n];
+        long[] sendToEvent = new long[n];
+        long[] eventToWake = new long[n];
+        long[] exists = new long[n];
+        long[] total = new long[n];
+        SynchronousQueue<CountDownLatch[]> toWaiter = new SynchronousQueue<>();
+        AtomicLong woke = new AtomicLong();
+        Thread waiter = new Thread(
+                () -> {
+                    try {
+                        while (true) {
+                            CountDownLatch[] l = toWaiter.take();
+                            l[0].await();
+                            woke.set(System.nanoTime());
+                            l[1].countDown();
+                        }
+                    } catch (InterruptedException e) {
+                        // done
+                    }
+                },
+                "handoff-probe-floor-waiter");
+        waiter.start();
+        try {
+            for (int i = -20; i < n; i++) {
+                za.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                CountDownLatch fired = new CountDownLatch(1);
+                CountDownLatch awake = new CountDownLatch(1);
+                AtomicLong at = new AtomicLong();
+                zb.exists(path, event -> {
+                    if (event.getType() == Watcher.Event.EventType.NodeDeleted
+                            || event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                        at.set(System.nanoTime());
+                        fired.countDown();
+                    }
+                });
+                if (hold) {
+                    toWaiter.put(new CountDownLatch[] {fired, awake});
+                }
+                if (pause > 0) {
+                    LockSupport.parkNanos(pause);
+                }
+                long t0 = System.nanoTime();
+                if (multi) {
+                    za.multi(List.of(Op.setData(path, new byte[0], -1), Op.delete(path, -1)));
+                } else {
+                    za.delete(path, -1);
+                }
+                long t1 = System.nanoTime();
+                if (!fired.await(5, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("no watch notification");
+                }
+                if (hold && !awake.await(5, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("waiter not woken");
+                }
+                long t2 = System.nanoTime();
+                zc.exists("/", false);
+                long t3 = System.nanoTime();
+                if (i >= 0) {
+                    sendToReply[i] = t1 - t0;
+                    sendToEvent[i] = at.get() - t0;
+                    eventToWake[i] = hold ? woke.get() - at.get() : 0;
+                    exists[i] = t3 - t2;
+                    total[i] = sendToEvent[i] + exists[i];
+                }
+            }
+        } finally {
+            waiter.interrupt();
+            waiter.join();
+        }
+        Map<String, long[]> m = new LinkedHashMap<>();
+        m.put("send_to_reply", sendToReply);
+        m.put("send_to_event", sendToEvent);
+        if (hold) {
+            m.put("event_to_wake", eventToWake);
+        }
+        m.put("exists", exists);
+        m.put("notify_plus_exists", total);
+        return m;
+    }
+
+    private static ZooKeeperLockProvider provider(String cs) {
+        return ZooKeeperLockProvider.builder()
+                .options(ZooKeeperLockOptions.builder()
+                        .connectString(cs)
+                        .lockOptions(LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(30))
+                                .build())
+                        .build())
+                .build();
+    }
+
+    private static CuratorFramework curator(String cs) throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(cs, 30_000, 5_000, new RetryOneTime(50));
+        c.start();
+        if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("cannot connect to " + cs);
+        }
+        return c;
+    }
+
+    private static double p50(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
+    }
+
+    private static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(null);
+        int k = s.size();
+        return k % 2 == 1 ? s.get(k / 2) : (s.get(k / 2 - 1) + s.get(k / 2)) / 2;
+    }
+
+    private static String fmt(List<Double> v) {
+        StringBuilder sb = new StringBuilder();
+        for (Double d : v) {
+            sb.append(String.format(Locale.ROOT, "%.0f ", d));
+        }
+        return sb.toString().trim();
+    }
+}
