@@ -3,6 +3,8 @@
 # no persistence) and writes JSON. Usage: lock-redis/bench.sh [output.json]
 # Interleaved A/B (distlock vs two PINGs vs the raw scripts, then hand-off):
 #   lock-redis/bench.sh ab [rounds] [handoffs]
+# Server time per script vs PING (SLOWLOG at threshold 0, INFO commandstats), uncontended and hand-off:
+#   lock-redis/bench.sh cost [operations] [hand-offs]
 # Before/after in one JVM (another checkout's lock-api + lock-redis against this one's, two class loaders):
 #   lock-redis/bench.sh before-after <other checkout> [rounds] [warmup]
 # Hand-off (release by A -> acquisition by waiting B) before/after in one JVM, alternating blocks:
@@ -21,6 +23,10 @@ if [ "${1:-}" = "before-after" ] || [ "${1:-}" = "handoff-before-after" ]; then
   exec java -cp "$CP" "$main" \
     "$other/lock-api/target/classes:$other/lock-redis/target/classes" \
     "lock-api/target/classes:lock-redis/target/classes" lock-redis/target/test-classes "$@"
+fi
+if [ "${1:-}" = "cost" ]; then
+  shift
+  exec java -cp "$CP" io.distlock.redis.RedisScriptCostBench "$@"
 fi
 if [ "${1:-}" = "ab" ]; then
   shift
