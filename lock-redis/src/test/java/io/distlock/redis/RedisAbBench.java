@@ -95,6 +95,16 @@ public final class RedisAbBench {
                 }
                 variants.put("raw-pooled", r);
                 variants.put("raw-dedicated", d);
+                // the scripts distlock runs by default (handOff=true), raw, and two PINGs through the pool
+                String qKey = lockKey.replace(":lock", ":queue");
+                String wKey = lockKey.replace(":lock", ":waiters");
+                variants.put("raw-q-pooled", () -> rawQueued(pooled::evalsha, lockKey, tokenKey, qKey, wKey, channel));
+                variants.put(
+                        "raw-q-dedicated", () -> rawQueued(dedicated::evalsha, lockKey, tokenKey, qKey, wKey, channel));
+                variants.put("2ping-pooled", () -> {
+                    pooled.ping();
+                    pooled.ping();
+                });
                 for (int i = 0; i < 2_000; i++) {
                     variants.values().forEach(Runnable::run);
                 }
@@ -158,6 +168,22 @@ public final class RedisAbBench {
             throw new IllegalStateException("raw acquire failed: " + o);
         }
         Scripts.run(c, Scripts.RELEASE, List.of(lockKey), List.of(owner, channel));
+    }
+
+    private interface EvalSha {
+        Object evalsha(String sha, List<String> keys, List<String> args);
+    }
+
+    private static void rawQueued(
+            EvalSha c, String lockKey, String tokenKey, String queueKey, String waitersKey, String channel) {
+        String owner = Owners.newOwner();
+        List<String> keys = List.of(lockKey, tokenKey, queueKey, waitersKey);
+        Object o =
+                c.evalsha(Scripts.ACQUIRE_QUEUED.sha(), keys, List.of(owner, "10000", "100000000", "0", "2500", "0"));
+        if (!(o instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
+            throw new IllegalStateException("raw queued acquire failed: " + o);
+        }
+        c.evalsha(Scripts.RELEASE_QUEUED.sha(), keys, List.of(owner, channel, "100000000", "0"));
     }
 
     private static void rawPairDedicated(Jedis c, String lockKey, String tokenKey, String channel) {

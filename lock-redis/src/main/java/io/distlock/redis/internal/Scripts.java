@@ -157,6 +157,15 @@ public final class Scripts {
      * "1 <owner>"} and
      * returns 1. If the key does not hold {@code owner}: removes {@code owner} from the queue (a
      * waiter leaving) and returns 0.
+     *
+     * <p>The hand-off path is the one script a waiter's acquisition waits for, and it runs on a
+     * server that was idle during the hold (each {@code redis.call} then costs several µs), so it
+     * makes as few calls as it can: it reads the first two entries at once ({@code ZRANGE 0 1}), so
+     * it knows without {@code ZCARD} whether the head is the last one; the last entry is removed
+     * by deleting both queue keys, which the emptied queue needed anyway, instead of {@code ZREM} +
+     * {@code HDEL} + {@code DEL}: 10 calls with one waiter, 11 with more (13 and 12 before session
+     * 7). The uncontended release keeps its 4 ({@code EXISTS} on a missing key is cheaper than
+     * {@code ZRANGE}: measured, 1 µs per release).
      */
     public static final Script RELEASE_QUEUED = new Script(String.join(
             "\n",
@@ -172,32 +181,34 @@ public final class Scripts {
             "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
             "  return 1",
             "end",
-            "local nowUs, nowMs",
+            "local t = redis.call('TIME')",
+            "local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])",
+            "local nowMs = math.floor(nowUs / 1000)",
             "local purge = tonumber(ARGV[4] or '0')",
-            "while true do",
-            "  local h = redis.call('ZRANGE', KEYS[3], 0, 0)[1]",
-            "  if not h then break end",
-            "  if not nowUs then",
-            "    local t = redis.call('TIME')",
-            "    nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])",
-            "    nowMs = math.floor(nowUs / 1000)",
-            "  end",
-            "  redis.call('ZREM', KEYS[3], h)",
+            "local head = redis.call('ZRANGE', KEYS[3], 0, 1)",
+            "while head[1] do",
+            "  local h = head[1]",
+            "  local last = not head[2]",
             "  local w = redis.call('HGET', KEYS[4], h)",
-            "  redis.call('HDEL', KEYS[4], h)",
-            "  if w then",
-            "    local d, ttl, r = string.match(w, '^(%d+) (%d+) ?(%d*)$')",
-            "    if d and tonumber(d) > nowMs and (purge == 0 or (tonumber(r) or 0) >= nowMs - purge) then",
-            "      redis.call('SET', KEYS[1], h, 'PX', ttl)",
-            "      local token = (tonumber(redis.call('GET', KEYS[2])) or 0) + 1",
-            "      if nowUs > token then token = nowUs end",
-            "      local s = string.format('%.0f', token)",
-            "      redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
-            "      if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[3], KEYS[4]) end",
-            "      redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
-            "      return 2",
-            "    end",
+            "  local d, ttl, r",
+            "  if w then d, ttl, r = string.match(w, '^(%d+) (%d+) ?(%d*)$') end",
+            "  if last then",
+            "    redis.call('DEL', KEYS[3], KEYS[4])",
+            "  else",
+            "    redis.call('ZREM', KEYS[3], h)",
+            "    if w then redis.call('HDEL', KEYS[4], h) end",
             "  end",
+            "  if d and tonumber(d) > nowMs and (purge == 0 or (tonumber(r) or 0) >= nowMs - purge) then",
+            "    redis.call('SET', KEYS[1], h, 'PX', ttl)",
+            "    local token = (tonumber(redis.call('GET', KEYS[2])) or 0) + 1",
+            "    if nowUs > token then token = nowUs end",
+            "    local s = string.format('%.0f', token)",
+            "    redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
+            "    redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
+            "    return 2",
+            "  end",
+            "  if last then break end",
+            "  head = redis.call('ZRANGE', KEYS[3], 0, 1)",
             "end",
             "redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])",
             "redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
