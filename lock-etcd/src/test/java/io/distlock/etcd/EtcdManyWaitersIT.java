@@ -42,6 +42,8 @@ class EtcdManyWaitersIT {
     /** Queues {@code waiters} behind a holder, releases, and returns each hand-off in µs. */
     private static List<Long> chain(List<EtcdLockProvider> ps, String name, int waiters, Map<String, Long> requests)
             throws Exception {
+        // the holder marks of the previous chain's last holders may still be on their way
+        server.awaitReceivedThenQuiet(server.received(), "Txn", 0);
         Lease held = ps.get(0).lock(name).acquire();
         Map<String, Long> start = server.received();
         AtomicLong lastRelease = new AtomicLong();
@@ -115,12 +117,17 @@ class EtcdManyWaitersIT {
                     "etcd hand-off median µs: directly behind the holder %d (50-waiter queue: %d); further back:"
                             + " 2 waiters %d, 50 waiters %d; requests for 50 hand-offs: %s%n",
                     m0, fifty.get(0), m2, m50, requests);
-            // the first waiter's predecessor was the oldest key: no request; every later one lists
-            // the keys older than its own once (one read): nobody else is woken, nobody writes
-            assertThat(requests.getOrDefault("Range", 0L)).isBetween(49L, 51L);
-            assertThat(requests).doesNotContainKeys("Txn", "Put");
+            // the first waiter's predecessor was the oldest key: no request; every later one finds
+            // its predecessor's holder mark in the delete (see EtcdContender.markHolder) and reads
+            // nothing, unless the release overtook the mark (each waiter here releases at once,
+            // while its mark may still be on its way): then one read. Nobody else is woken.
+            assertThat(requests.getOrDefault("Range", 0L)).isLessThanOrEqualTo(25L);
+            // each of the 50 waiters marks its key once it holds (one conditional transaction)
+            assertThat(requests.getOrDefault("Txn", 0L)).isBetween(40L, 50L);
+            assertThat(requests).doesNotContainKeys("Put");
             assertThat(requests.get("DeleteRange")).as("51 releases").isEqualTo(51L);
-            // flat: within 1.5x (plus 3 ms of scheduling noise on a shared 2-core machine)
+            // flat: within 1.5x of the hand-off to a second waiter (plus 3 ms of scheduling noise
+            // on a shared 2-core machine)
             assertThat(m50).isLessThanOrEqualTo(Math.max((long) (m2 * 1.5), m2 + 3_000));
         } finally {
             for (EtcdLockProvider p : ps) {
