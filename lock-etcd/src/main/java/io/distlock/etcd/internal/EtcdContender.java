@@ -645,9 +645,11 @@ final class EtcdContender implements Contender, Session.Listener {
      * gone, the waiter looks again at once.
      *
      * <p>When the predecessor goes: if it was the only key older than ours (by the listing that
-     * named it or by the confirming read), ours is now the oldest and the waiter holds the lock with
-     * no request at all; otherwise one read lists the keys older than ours ({@link #list}): the
-     * predecessor may have been a waiter that gave up, not the holder.
+     * named it, by the confirming read, or by the holder mark its delete carries — see {@link
+     * #markHolder}), ours is now the oldest and the waiter holds the lock with no request at all;
+     * otherwise one read lists the keys older than ours ({@link #list}): the predecessor may have
+     * been a waiter that gave up, not the holder. The watch asks for each delete's previous
+     * key-value for the mark.
      */
     private WatchStream.Handle watchPredecessor(long generation, ByteSequence pred, long predRevision, long listedAt) {
         ByteSequence key = ourKey;
@@ -739,7 +741,8 @@ final class EtcdContender implements Contender, Session.Listener {
     private void markOldestIfListed(ByteSequence pred, long predRevision, ByteSequence key, long revision) {
         mutex.lock();
         try {
-            if (key.equals(ourKey)
+            if (key != null
+                    && key.equals(ourKey)
                     && revision == ourRevision
                     && pred.equals(predecessor)
                     && predRevision == predecessorRevision) {
