@@ -7,7 +7,9 @@ import io.distlock.tck.servers.ZooKeeperServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -20,10 +22,16 @@ import org.apache.curator.retry.RetryOneTime;
  * exists}, × 2), and the write floor, one {@code create} + one {@code delete} of an ephemeral node
  * by the raw handle ({@code create_delete_floor_p50_us}): a ZooKeeper lock cannot do with less than
  * those two writes, which go through the server's commit pipeline and cost more than a read.
+ *
+ * <p>Hand-off floor ({@code handoff_floor_p50_us}, next to the hand-off scenarios): client A (the
+ * floor client's raw handle) deletes an ephemeral node on which client B (a second session's raw
+ * handle) has set an {@code exists} watch; the time from A's delete call to B's notification, plus
+ * one {@code exists} round trip by B (as lock-zookeeper's ZooKeeperBenchmark measures it).
  */
 final class ZooKeeperBackend extends ServerBackend {
     private TestServer server;
     private CuratorFramework floorClient;
+    private CuratorFramework watchClient;
 
     @Override
     public String name() {
@@ -63,6 +71,55 @@ final class ZooKeeperBackend extends ServerBackend {
         }
     }
 
+    /** One hand-off floor sample, in nanoseconds: A's delete → B's watch notification, plus one exists by B. */
+    private long handoffFloor() {
+        try {
+            if (watchClient == null) {
+                watchClient = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
+                watchClient.start();
+                if (!watchClient.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("cannot connect to ZooKeeper at " + server.address());
+                }
+            }
+            org.apache.zookeeper.ZooKeeper a = floorClient.getZookeeperClient().getZooKeeper();
+            org.apache.zookeeper.ZooKeeper b = watchClient.getZookeeperClient().getZooKeeper();
+            String path = a.create(
+                    "/distlock-compare-handoff-floor-",
+                    new byte[0],
+                    org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL);
+            CountDownLatch fired = new CountDownLatch(1);
+            AtomicLong at = new AtomicLong();
+            if (b.exists(path, event -> {
+                        if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDeleted) {
+                            at.set(System.nanoTime());
+                            fired.countDown();
+                        }
+                    })
+                    == null) {
+                throw new IllegalStateException("hand-off floor: node " + path + " not visible to the watcher");
+            }
+            CountDownLatch deleted = new CountDownLatch(1);
+            long t0 = System.nanoTime();
+            a.delete(path, -1, (rc, p, ctx) -> deleted.countDown(), null);
+            if (!fired.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("hand-off floor: no watch notification");
+            }
+            long t1 = System.nanoTime();
+            b.exists(path, false);
+            long t2 = System.nanoTime();
+            if (!deleted.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("hand-off floor: delete unanswered");
+            }
+            return (at.get() - t0) + (t2 - t1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("hand-off floor interrupted", e);
+        } catch (Exception e) {
+            throw unchecked(e);
+        }
+    }
+
     private void exists() {
         try {
             floorClient.checkExists().forPath("/");
@@ -86,6 +143,7 @@ final class ZooKeeperBackend extends ServerBackend {
         out.add(ours("zookeeper", "zookeeper://" + server.address())
                 .withFloor(this::exists, 2)
                 .withExtraFloor("create_delete_floor", this::createDelete)
+                .withHandoffFloor(this::handoffFloor)
                 .withServerRequests(counter(this::packets))
                 .withServerVersion(version));
         if (peers) {
@@ -93,6 +151,7 @@ final class ZooKeeperBackend extends ServerBackend {
             out.add(ComparisonTarget.of("curator InterProcessMutex", "zookeeper", () -> new CuratorLockClient(connect))
                     .withFloor(this::exists, 2)
                     .withExtraFloor("create_delete_floor", this::createDelete)
+                    .withHandoffFloor(this::handoffFloor)
                     .withServerRequests(counter(this::packets))
                     .withServerVersion(version)
                     .asPeer());
@@ -107,6 +166,9 @@ final class ZooKeeperBackend extends ServerBackend {
 
     @Override
     public void close() {
+        if (watchClient != null) {
+            watchClient.close();
+        }
         if (floorClient != null) {
             floorClient.close();
         }

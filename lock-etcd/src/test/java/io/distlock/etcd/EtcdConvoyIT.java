@@ -104,10 +104,12 @@ class EtcdConvoyIT {
             assertThat(received.getOrDefault("Watch", 0L))
                     .as("watch requests for %d acquisitions", ACQUISITIONS)
                     .isBetween(1L, (long) ACQUISITIONS - 1);
-            // about one read per hand-off (none when the predecessor was known to be the oldest),
-            // plus a confirming read for a watch made after the listing
+            // at most about one read per hand-off (none when the predecessor was known to be the
+            // oldest or its delete carried the holder mark), plus a confirming read for a watch
+            // made after the listing
             assertThat(received.getOrDefault("Range", 0L)).isLessThanOrEqualTo((long) (ACQUISITIONS * 1.5));
-            assertThat(received.get("Txn")).isEqualTo((long) ACQUISITIONS);
+            // one queueing transaction per acquisition, plus the holder mark of each that waited
+            assertThat(received.get("Txn")).isBetween((long) ACQUISITIONS, 2L * ACQUISITIONS);
             assertThat(received.get("DeleteRange")).isEqualTo((long) ACQUISITIONS);
             for (EtcdLockProvider p : ps) {
                 assertThat(p.watchStreamsOpened()).isBetween(0L, 2L); // 0: it never had to wait

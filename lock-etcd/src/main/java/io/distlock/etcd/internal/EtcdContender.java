@@ -33,6 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * up. Internal.
  */
 final class EtcdContender implements Contender, Session.Listener {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EtcdContender.class);
     private static final ByteSequence EMPTY = ByteSequence.EMPTY;
     private static final GetOption OWNER = GetOption.builder()
             .isPrefix(true)
@@ -54,6 +55,24 @@ final class EtcdContender implements Contender, Session.Listener {
     private static final long RETRY_PAUSE_MILLIS = 100;
     private static final long OWN_KEY_WATCH_DELAY_MILLIS = 100;
 
+    /**
+     * The value a holder that had to wait writes on its own key once it holds the lock (our keys
+     * are created with an empty value): "this key was the oldest under the lock's prefix". See
+     * {@link #markHolder} for who writes it and {@link #watchPredecessor} for what a waiter
+     * concludes from it.
+     */
+    static final ByteString HOLDER_MARK = ByteString.copyFromUtf8("holder");
+
+    /** The create revision of {@code prev} (a deleted key's last version) if it carries the holder mark, else 0. */
+    static long markedHolderRevision(io.etcd.jetcd.api.KeyValue prev) {
+        return HOLDER_MARK.equals(prev.getValue()) ? prev.getCreateRevision() : 0;
+    }
+
+    /** The same for a previous value and create revision reported by a jetcd watcher. */
+    static long markedHolderRevision(byte[] value, long createRevision) {
+        return HOLDER_MARK.equals(ByteString.copyFrom(value)) ? createRevision : 0;
+    }
+
     private final EtcdDriver driver;
     private final AcquireContext ctx;
     private final String lockName;
@@ -72,6 +91,8 @@ final class EtcdContender implements Contender, Session.Listener {
     private volatile ByteSequence predecessor;
     /** A revision at which {@link #predecessor} existed (that of the read that named it). */
     private volatile long predecessorListedAt;
+    /** The create revision of {@link #predecessor} as listed (to match a delete's holder mark). */
+    private volatile long predecessorRevision;
     /**
      * A predecessor that was, at some moment while it existed, the only key under the prefix older
      * than ours (at {@link #ourRevision}): its delete then leaves ours the oldest. Set by the listing
@@ -194,7 +215,11 @@ final class EtcdContender implements Contender, Session.Listener {
                     ByteSequence pred = newest.get(1).getKey();
                     checkNotForeign(pred);
                     // the oldest key and the one created last before ours, in one snapshot
-                    setPredecessor(pred, pred.equals(owner.getKvs().get(0).getKey()), header);
+                    setPredecessor(
+                            pred,
+                            newest.get(1).getCreateRevision(),
+                            pred.equals(owner.getKvs().get(0).getKey()),
+                            header);
                     return Optional.empty();
                 }
             }
@@ -221,8 +246,9 @@ final class EtcdContender implements Contender, Session.Listener {
         }
     }
 
-    private void setPredecessor(ByteSequence pred, boolean oldest, long listedAt) {
+    private void setPredecessor(ByteSequence pred, long predRevision, boolean oldest, long listedAt) {
         predecessorListedAt = listedAt;
+        predecessorRevision = predRevision;
         predecessor = pred;
         if (oldest) {
             oldestPredecessor = pred;
@@ -281,8 +307,75 @@ final class EtcdContender implements Contender, Session.Listener {
         held = h;
         if (!s.alive()) {
             ctx.reportLost("session lease lost: " + s.deathReason(), null);
+        } else if (waiting) {
+            // on the session thread: the acquiring thread returns at once (building and sending
+            // the request on it cost ≈ 0.1 ms on the hand-off path)
+            driver.runOnSessionThread(() -> markHolder(s, h));
         }
         return h;
+    }
+
+    /**
+     * Writes the holder mark on our key, now that it is proven the oldest under the lock's prefix:
+     * one transaction {@code If(createRevision(ourKey) == ourRevision) Then(put(ourKey, "holder",
+     * ignoreLease))}, sent from the session thread without waiting for its answer (off the hand-off
+     * path; the release does not wait for it either, and a holder released before the mark is sent
+     * sends none). Only a holder that had to wait marks its key: the waiter behind a
+     * holder that got the lock at once listed that holder as the oldest key and needs no mark.
+     *
+     * <p>What the mark tells the waiter behind us: when our key is deleted (released, or gone with
+     * its lease), the waiter's watch reports the delete with the key's previous value; if that is
+     * the mark and the key's create revision is the one the waiter listed, our key was at some
+     * moment the oldest — and so the only key older than the waiter's — and the waiter holds the
+     * lock without reading (see {@link #watchPredecessor}). Why the mark never lies: it is written
+     * only here, after our key was proven the oldest (a key older than ours can never appear later:
+     * create revisions only grow); the compare on the create revision keeps it off any other key of
+     * the same name (a later attempt of this session that reuses the name has a larger create
+     * revision), also if it reaches the server late, after our release or after our lease ended (then
+     * the key is gone and the compare fails: nothing is written). A key deleted before its mark was
+     * applied is simply reported without it: the waiter reads, as before.
+     */
+    private void markHolder(Session s, Held h) {
+        if (h.released || !s.alive()) {
+            return; // released already: the mark would only fail its compare (still a write)
+        }
+        ByteString key = ByteString.copyFrom(h.key.getBytes());
+        long revision = h.revision;
+        ByteSequence jetcdKey = h.key;
+        // bounded by the request timeout (a timer on this session thread: no other thread woken)
+        driver.within(
+                        driver.txn(
+                                () -> TxnRequest.newBuilder()
+                                        .addCompare(Compare.newBuilder()
+                                                .setKey(key)
+                                                .setResult(Compare.CompareResult.EQUAL)
+                                                .setTarget(Compare.CompareTarget.CREATE)
+                                                .setCreateRevision(revision))
+                                        .addSuccess(RequestOp.newBuilder()
+                                                .setRequestPut(PutRequest.newBuilder()
+                                                        .setKey(key)
+                                                        .setValue(HOLDER_MARK)
+                                                        .setIgnoreLease(true)))
+                                        .build(),
+                                // jetcd 0.8's PutOption has no ignoreLease: the put names the
+                                // session's lease, which is the key's own
+                                () -> driver.kv()
+                                        .txn()
+                                        .If(new Cmp(jetcdKey, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                                        .Then(Op.put(
+                                                jetcdKey,
+                                                ByteSequence.from(HOLDER_MARK.toByteArray()),
+                                                PutOption.builder()
+                                                        .withLeaseId(s.leaseId)
+                                                        .build()))
+                                        .commit()),
+                        driver.requestTimeoutNanos())
+                .whenComplete((r, t) -> {
+                    if (t != null) {
+                        // without the mark the waiter behind us reads once, as it would anyway
+                        log.debug("distlock.etcd.holder_mark_failed lock={} error={}", lockName, t.toString());
+                    }
+                });
     }
 
     /**
@@ -310,7 +403,11 @@ final class EtcdContender implements Contender, Session.Listener {
         for (int i = 1; i < kvs.size(); i++) {
             checkNotForeign(kvs.get(i).getKey());
         }
-        setPredecessor(kvs.get(1).getKey(), kvs.size() == 2, r.getHeader().getRevision());
+        setPredecessor(
+                kvs.get(1).getKey(),
+                kvs.get(1).getCreateRevision(),
+                kvs.size() == 2,
+                r.getHeader().getRevision());
         return Optional.empty();
     }
 
@@ -517,7 +614,7 @@ final class EtcdContender implements Contender, Session.Listener {
             public void created(long revision) {}
 
             @Override
-            public void deleted(long revision) {
+            public void deleted(long revision, long markedHolder) {
                 // a loss signal runs user code (callbacks on lost()): not on a transport thread
                 driver.runOnSessionThread(() -> ownKeyGone(key));
             }
@@ -548,11 +645,15 @@ final class EtcdContender implements Contender, Session.Listener {
      * gone, the waiter looks again at once.
      *
      * <p>When the predecessor goes: if it was the only key older than ours (by the listing that
-     * named it or by the confirming read), ours is now the oldest and the waiter holds the lock with
-     * no request at all; otherwise one read lists the keys older than ours ({@link #list}): the
-     * predecessor may have been a waiter that gave up, not the holder.
+     * named it, by the confirming read, or by the holder mark its delete carries — see {@link
+     * #markHolder}), ours is now the oldest and the waiter holds the lock with no request at all;
+     * otherwise one read lists the keys older than ours ({@link #list}): the predecessor may have
+     * been a waiter that gave up, not the holder. The watch asks for each delete's previous
+     * key-value for the mark.
      */
-    private WatchStream.Handle watchPredecessor(long generation, ByteSequence pred, long listedAt) {
+    private WatchStream.Handle watchPredecessor(long generation, ByteSequence pred, long predRevision, long listedAt) {
+        ByteSequence key = ourKey;
+        long revision = ourRevision;
         return driver.waitForDelete(pred, listedAt, new WatchStream.Listener() {
             @Override
             public void created(long revision) {
@@ -564,7 +665,17 @@ final class EtcdContender implements Contender, Session.Listener {
             }
 
             @Override
-            public void deleted(long revision) {
+            public void deleted(long deletedAt, long markedHolder) {
+                if (markedHolder != 0 && markedHolder == predRevision) {
+                    // The delete of the very key we listed (same create revision), whose owner had
+                    // marked it as the holder: it was then the oldest key, so it was the only key
+                    // older than ours (it was the key created just before ours when we listed, at
+                    // listedAt; keys created later have larger revisions than ours). Its delete
+                    // leaves ours the oldest: hold without a read. Any other delete (unmarked: a
+                    // waiter that gave up, a waiter's lease that ended, a holder whose mark had
+                    // not arrived yet) is only a wake-up, answered by the read as before.
+                    markOldestIfListed(pred, predRevision, key, revision);
+                }
                 predecessorGone(generation, pred);
             }
 
@@ -621,6 +732,25 @@ final class EtcdContender implements Contender, Session.Listener {
                 markOldest(pred, key, revision);
             }
         });
+    }
+
+    /**
+     * As {@link #markOldest}, only if {@code pred} (created at {@code predRevision}) is still the
+     * predecessor we listed: the fact is about that key, not about a later key of the same name.
+     */
+    private void markOldestIfListed(ByteSequence pred, long predRevision, ByteSequence key, long revision) {
+        mutex.lock();
+        try {
+            if (key != null
+                    && key.equals(ourKey)
+                    && revision == ourRevision
+                    && pred.equals(predecessor)
+                    && predRevision == predecessorRevision) {
+                oldestPredecessor = pred;
+            }
+        } finally {
+            mutex.unlock();
+        }
     }
 
     /** {@code pred} was the only key older than {@code key} at {@code revision}; remember it if still ours. */
@@ -702,6 +832,7 @@ final class EtcdContender implements Contender, Session.Listener {
         }
         Session s = session;
         ByteSequence pred = predecessor;
+        long predRevision = predecessorRevision;
         long listedAt = predecessorListedAt;
         if (s == null || pred == null || driver.closed() || !s.alive() || ownKeyDeleted) {
             return;
@@ -716,7 +847,7 @@ final class EtcdContender implements Contender, Session.Listener {
         } finally {
             mutex.unlock();
         }
-        WatchStream.Handle w = watchPredecessor(generation, pred, listedAt);
+        WatchStream.Handle w = watchPredecessor(generation, pred, predRevision, listedAt);
         try {
             mutex.lockInterruptibly();
             try {

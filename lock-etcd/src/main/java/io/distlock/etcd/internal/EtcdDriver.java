@@ -163,8 +163,16 @@ public final class EtcdDriver implements LockDriver {
         if (ws != null && ws.usable()) {
             return ws.watch(key, startRevision, resumable, listener);
         }
-        io.etcd.jetcd.options.WatchOption.Builder opt =
-                io.etcd.jetcd.options.WatchOption.builder().withNoPut(true).withCreateNotify(true);
+        return jetcdWatch(key, startRevision, false, listener);
+    }
+
+    /** A jetcd watcher (a gRPC stream of its own) for deletes of {@code key}; see {@link #watchDeletes}. */
+    private WatchStream.Handle jetcdWatch(
+            ByteSequence key, long startRevision, boolean prevKv, WatchStream.Listener listener) {
+        io.etcd.jetcd.options.WatchOption.Builder opt = io.etcd.jetcd.options.WatchOption.builder()
+                .withNoPut(true)
+                .withCreateNotify(true)
+                .withPrevKV(prevKv);
         if (startRevision > 0) {
             opt.withRevision(startRevision);
         }
@@ -176,7 +184,12 @@ public final class EtcdDriver implements LockDriver {
                 }
                 for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
                     if (e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.DELETE) {
-                        listener.deleted(e.getKeyValue().getModRevision());
+                        io.etcd.jetcd.KeyValue prev = e.getPrevKV();
+                        long marked = prevKv && prev != null
+                                ? EtcdContender.markedHolderRevision(
+                                        prev.getValue().getBytes(), prev.getCreateRevision())
+                                : 0;
+                        listener.deleted(e.getKeyValue().getModRevision(), marked);
                     }
                 }
             }
@@ -205,7 +218,7 @@ public final class EtcdDriver implements LockDriver {
         if (ws != null && ws.usable()) {
             return ws.waitForDelete(key, after, listener);
         }
-        return watchDeletes(key, 0, false, listener);
+        return jetcdWatch(key, 0, true, listener);
     }
 
     /** Runs {@code task} on the session thread (soon); dropped if the provider is closing. */

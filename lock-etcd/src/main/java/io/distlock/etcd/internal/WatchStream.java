@@ -51,8 +51,13 @@ final class WatchStream {
         /** The server set the watch up; it reports every event after {@code revision}. */
         void created(long revision);
 
-        /** The watched key was deleted at {@code revision}. */
-        void deleted(long revision);
+        /**
+         * The watched key was deleted at {@code revision}. {@code markedHolder}: the create revision
+         * of the deleted key if its last value was the holder mark ({@link
+         * EtcdContender#markedHolderRevision}; only on watches that ask for the previous value),
+         * else 0.
+         */
+        void deleted(long revision, long markedHolder);
 
         /** The watch ended without being cancelled by us (stream broken, compacted, refused). */
         void failed(String reason);
@@ -67,6 +72,9 @@ final class WatchStream {
     final class Watch implements Handle {
         private final ByteString key;
         private final boolean resumable;
+        /** Whether the server sends each delete's previous key-value (for the holder mark). */
+        private final boolean prevKv;
+
         private final Listener listener;
         /** The revision to start from if made again (resumable watches); 0: the server's current one. */
         private long startRevision; // guarded by WatchStream.this
@@ -74,10 +82,11 @@ final class WatchStream {
         private long id = -1; // guarded by WatchStream.this
         private boolean cancelled; // guarded by WatchStream.this
 
-        private Watch(ByteString key, long startRevision, boolean resumable, Listener listener) {
+        private Watch(ByteString key, long startRevision, boolean resumable, boolean prevKv, Listener listener) {
             this.key = key;
             this.startRevision = startRevision;
             this.resumable = resumable;
+            this.prevKv = prevKv;
             this.listener = listener;
         }
 
@@ -178,7 +187,7 @@ final class WatchStream {
      *     stream breaks; otherwise {@link Listener#failed} is called
      */
     Watch watch(ByteSequence key, long startRevision, boolean resumable, Listener listener) {
-        Watch w = new Watch(ByteString.copyFrom(key.getBytes()), startRevision, resumable, listener);
+        Watch w = new Watch(ByteString.copyFrom(key.getBytes()), startRevision, resumable, false, listener);
         boolean fail;
         synchronized (this) {
             fail = closed || !send(w);
@@ -212,13 +221,14 @@ final class WatchStream {
         Waiter w = null;
         long created = 0;
         long replay = 0;
+        long replayMarked = 0;
         synchronized (this) {
             if (!closed) {
                 Standing s = standing.get(k);
                 if (s == null) {
                     dropIdleStanding();
                     s = new Standing(k);
-                    Watch watch = new Watch(k, 0, false, s);
+                    Watch watch = new Watch(k, 0, false, true, s);
                     if (send(watch)) {
                         s.watch = watch;
                         standing.put(k, s);
@@ -231,6 +241,7 @@ final class WatchStream {
                     s.waiters.add(w);
                     created = s.createdRevision;
                     replay = created != 0 && s.lastDelete > after ? s.lastDelete : 0;
+                    replayMarked = s.lastDeleteMarked;
                 }
             }
         }
@@ -241,7 +252,7 @@ final class WatchStream {
         if (created != 0) {
             listener.created(created);
             if (replay != 0) {
-                listener.deleted(replay);
+                listener.deleted(replay, replayMarked);
             }
         }
         return w;
@@ -270,6 +281,8 @@ final class WatchStream {
         private long createdRevision; // guarded by WatchStream.this
         /** The largest revision of a delete it reported. */
         private long lastDelete; // guarded by WatchStream.this
+        /** That delete's {@code markedHolder} (see {@link Listener#deleted}). */
+        private long lastDeleteMarked; // guarded by WatchStream.this
 
         private final List<Waiter> waiters = new ArrayList<>(2); // guarded by WatchStream.this
 
@@ -290,10 +303,13 @@ final class WatchStream {
         }
 
         @Override
-        public void deleted(long revision) {
+        public void deleted(long revision, long markedHolder) {
             List<Waiter> ws = new ArrayList<>(1);
             synchronized (WatchStream.this) {
-                lastDelete = Math.max(lastDelete, revision);
+                if (revision > lastDelete) {
+                    lastDelete = revision;
+                    lastDeleteMarked = markedHolder;
+                }
                 for (Waiter w : waiters) {
                     if (revision > w.after) {
                         ws.add(w);
@@ -308,7 +324,7 @@ final class WatchStream {
                 }
             }
             for (Waiter w : ws) {
-                w.listener.deleted(revision);
+                w.listener.deleted(revision, markedHolder);
             }
         }
 
@@ -358,6 +374,9 @@ final class WatchStream {
                 WatchCreateRequest.newBuilder().setKey(w.key).addFilters(WatchCreateRequest.FilterType.NOPUT);
         if (w.startRevision > 0) {
             c.setStartRevision(w.startRevision);
+        }
+        if (w.prevKv) {
+            c.setPrevKv(true);
         }
         unanswered.add(w);
         try {
@@ -609,7 +628,9 @@ final class WatchStream {
             }
             for (Event e : r.getEventsList()) {
                 if (e.getType() == Event.EventType.DELETE) {
-                    w.listener.deleted(e.getKv().getModRevision());
+                    w.listener.deleted(
+                            e.getKv().getModRevision(),
+                            e.hasPrevKv() ? EtcdContender.markedHolderRevision(e.getPrevKv()) : 0);
                 }
             }
         }

@@ -329,6 +329,9 @@ public final class Comparison {
         List<LockClient> clients = open(target, n);
         try {
             int rounds = settings.handoffRounds();
+            long[] floorNanos = target.handoffFloor() == null ? new long[0] : new long[rounds];
+            // the hand-off floor next to the hand-offs: half of its samples before, half after
+            handoffFloor(target, floorNanos, 0, rounds / 2, true);
             long[] nanos = new long[rounds];
             AtomicInteger measured = new AtomicInteger();
             AtomicInteger acquisitions = new AtomicInteger();
@@ -392,14 +395,36 @@ public final class Comparison {
             if (error.get() != null) {
                 throw new IllegalStateException("hand-off client failed: " + error.get(), error.get());
             }
+            handoffFloor(target, floorNanos, rounds / 2, rounds, false);
             long[] got = Arrays.copyOf(nanos, Math.min(rounds, measured.get()));
             Map<String, Double> v = latencies(got);
             v.put("waiters", (double) waiters);
+            if (floorNanos.length > 0) {
+                v.put("handoff_floor_p50_us", latencies(floorNanos).get("p50_us"));
+            }
             return new Measurement(target.name(), scenario, v, samples(got), null);
         } finally {
             closeAll(clients);
         }
     }
+
+    /** Hand-off floor samples {@code from} to {@code to} into {@code into} (after a short warm-up if {@code warm}). */
+    private static void handoffFloor(ComparisonTarget target, long[] into, int from, int to, boolean warm) {
+        if (into.length == 0) {
+            return;
+        }
+        if (warm) {
+            for (int i = 0; i < HANDOFF_FLOOR_WARMUP; i++) {
+                target.handoffFloor().getAsLong();
+            }
+        }
+        for (int i = from; i < to; i++) {
+            into[i] = target.handoffFloor().getAsLong();
+        }
+    }
+
+    /** Untimed hand-off floor samples before the first timed one of a scenario. */
+    private static final int HANDOFF_FLOOR_WARMUP = 20;
 
     /**
      * Acquires and releases each of {@code distinctNames} never-used names once, so every operation

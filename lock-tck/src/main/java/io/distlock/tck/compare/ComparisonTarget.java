@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -27,6 +28,8 @@ import java.util.function.Supplier;
  * @param capabilities what the backend declares (for the guarantee matrix); null for peers
  * @param extraFloors additional floor probes by metric name (see {@link #withExtraFloor}); empty if
  *     none
+ * @param handoffFloor one sample of the hand-off floor, in nanoseconds (see {@link
+ *     #withHandoffFloor}); may be null
  */
 public record ComparisonTarget(
         String name,
@@ -38,7 +41,8 @@ public record ComparisonTarget(
         int floorRequestsPerOperation,
         String serverVersion,
         Capabilities capabilities,
-        Map<String, Runnable> extraFloors) {
+        Map<String, Runnable> extraFloors,
+        LongSupplier handoffFloor) {
 
     public ComparisonTarget {
         Objects.requireNonNull(name, "name must not be null");
@@ -49,7 +53,7 @@ public record ComparisonTarget(
 
     /** A target with only a client factory. */
     public static ComparisonTarget of(String name, String backend, Supplier<LockClient> clients) {
-        return new ComparisonTarget(name, backend, false, clients, null, null, 0, null, null, Map.of());
+        return new ComparisonTarget(name, backend, false, clients, null, null, 0, null, null, Map.of(), null);
     }
 
     public ComparisonTarget withFloor(Runnable floor, int requestsPerOperation) {
@@ -63,7 +67,8 @@ public record ComparisonTarget(
                 requestsPerOperation,
                 serverVersion,
                 capabilities,
-                extraFloors);
+                extraFloors,
+                handoffFloor);
     }
 
     public ComparisonTarget withServerRequests(Supplier<OptionalLong> counter) {
@@ -77,7 +82,8 @@ public record ComparisonTarget(
                 floorRequestsPerOperation,
                 serverVersion,
                 capabilities,
-                extraFloors);
+                extraFloors,
+                handoffFloor);
     }
 
     public ComparisonTarget withServerVersion(String version) {
@@ -91,7 +97,8 @@ public record ComparisonTarget(
                 floorRequestsPerOperation,
                 version,
                 capabilities,
-                extraFloors);
+                extraFloors,
+                handoffFloor);
     }
 
     /** This target marked as a peer (another library), for side-by-side rows. */
@@ -106,7 +113,8 @@ public record ComparisonTarget(
                 floorRequestsPerOperation,
                 serverVersion,
                 capabilities,
-                extraFloors);
+                extraFloors,
+                handoffFloor);
     }
 
     public ComparisonTarget withCapabilities(Capabilities caps) {
@@ -120,7 +128,8 @@ public record ComparisonTarget(
                 floorRequestsPerOperation,
                 serverVersion,
                 caps,
-                extraFloors);
+                extraFloors,
+                handoffFloor);
     }
 
     /**
@@ -144,7 +153,33 @@ public record ComparisonTarget(
                 floorRequestsPerOperation,
                 serverVersion,
                 capabilities,
-                floors);
+                floors,
+                handoffFloor);
+    }
+
+    /**
+     * This target with a hand-off floor probe: each call returns one sample, in nanoseconds, of the
+     * least a hand-off can cost on this server — the time from one client's raw delete call to
+     * another client's watch notification for that key, plus one raw read round trip by the
+     * notified client (what a waiter that is told of the release and confirms once needs). The
+     * probe sets up its key and watch itself, outside the time it returns. Run next to each
+     * hand-off scenario (before and after it, as many samples as hand-offs); its p50 is reported as
+     * {@code handoff_floor_p50_us} of that scenario and listed under the Markdown table.
+     */
+    public ComparisonTarget withHandoffFloor(LongSupplier probe) {
+        Objects.requireNonNull(probe, "probe must not be null");
+        return new ComparisonTarget(
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                serverVersion,
+                capabilities,
+                extraFloors,
+                probe);
     }
 
     OptionalLong requestsNow() {

@@ -239,6 +239,29 @@ final class ReportWriter {
                 }
             }
         }
+        for (ComparisonTarget t : r.targets()) {
+            if (t.handoffFloor() == null) {
+                continue;
+            }
+            List<String> parts = new ArrayList<>();
+            for (Scenario s : List.of(Scenario.HANDOFF_1, Scenario.HANDOFF_MANY)) {
+                OptionalDouble floor = r.valueIfPresent(t.name(), s, "handoff_floor_p50_us");
+                OptionalDouble p50 = r.valueIfPresent(t.name(), s, "p50_us");
+                if (floor.isPresent() && p50.isPresent()) {
+                    parts.add(String.format(
+                            Locale.ROOT,
+                            "%s: floor p50 %.0f µs, hand-off = %.2f × it",
+                            s.title(),
+                            floor.getAsDouble(),
+                            p50.getAsDouble() / floor.getAsDouble()));
+                }
+            }
+            if (!parts.isEmpty()) {
+                notes.add("- " + t.name()
+                        + ", hand-off floor (a raw delete → the watch notification at another client + one raw"
+                        + " read, next to each hand-off scenario): " + String.join("; ", parts));
+            }
+        }
         for (Measurement m : r.measurements()) {
             if (m.note() != null) {
                 notes.add("- " + m.target() + ", " + m.scenario().title() + ": " + m.note());

@@ -77,6 +77,32 @@ class ComparisonTest {
     }
 
     @Test
+    void run_handoffFloor_sampledNextToEachHandOffScenarioAndNotedUnderTheTable() {
+        java.util.concurrent.atomic.AtomicInteger samples = new java.util.concurrent.atomic.AtomicInteger();
+        ComparisonSettings settings =
+                ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.HANDOFF_1, Scenario.HANDOFF_MANY));
+        ComparisonResult r = Comparison.of(settings)
+                .target(mem("mem").withHandoffFloor(() -> {
+                    samples.incrementAndGet();
+                    return 250_000L; // 250 µs
+                }))
+                .run();
+
+        assertThat(r.value("mem", Scenario.HANDOFF_1, "handoff_floor_p50_us")).isEqualTo(250.0);
+        assertThat(r.value("mem", Scenario.HANDOFF_MANY, "handoff_floor_p50_us"))
+                .isEqualTo(250.0);
+        // as many timed samples as hand-off rounds, plus a short untimed warm-up, per scenario
+        assertThat(samples.get()).isGreaterThanOrEqualTo(2 * settings.handoffRounds());
+        assertThat(ReportWriter.markdown(r))
+                .contains("mem, hand-off floor")
+                .contains("hand-off, 1 waiter: floor p50 250 µs, hand-off = ");
+        // a target without the probe reports no such metric
+        ComparisonResult plain = Comparison.of(settings).target(mem("plain")).run();
+        assertThat(plain.valueIfPresent("plain", Scenario.HANDOFF_1, "handoff_floor_p50_us"))
+                .isEmpty();
+    }
+
+    @Test
     void run_brokenLock_lostUpdatesReported() {
         ComparisonSettings settings = ComparisonSettings.quick()
                 .withScenarios(EnumSet.of(Scenario.CONTENDED))
