@@ -66,8 +66,8 @@ final class EtcdBackend extends ServerBackend {
         }
     }
 
-    /** One hand-off floor sample, in nanoseconds: A's delete → B's notification, plus one get by B. */
-    private long handoffFloor() {
+    /** One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's delete → B's notification, plus one get by B. */
+    private long handoffFloor(long idleNanos) {
         try {
             if (watcher == null) {
                 watchClient = Client.builder().endpoints(server.endpoint()).build();
@@ -98,6 +98,9 @@ final class EtcdBackend extends ServerBackend {
             }
             floorClient.getKVClient().put(HANDOFF_KEY, ByteSequence.EMPTY).get(5, TimeUnit.SECONDS);
             deletesSeen.clear();
+            if (idleNanos > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(idleNanos); // as a holder holds
+            }
             long t0 = System.nanoTime();
             CompletableFuture<?> delete = floorClient.getKVClient().delete(HANDOFF_KEY);
             Long at = deletesSeen.poll(5, TimeUnit.SECONDS);

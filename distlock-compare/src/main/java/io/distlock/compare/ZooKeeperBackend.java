@@ -71,8 +71,8 @@ final class ZooKeeperBackend extends ServerBackend {
         }
     }
 
-    /** One hand-off floor sample, in nanoseconds: A's delete → B's watch notification, plus one exists by B. */
-    private long handoffFloor() {
+    /** One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's delete → B's watch notification, plus one exists by B. */
+    private long handoffFloor(long idleNanos) {
         try {
             if (watchClient == null) {
                 watchClient = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
@@ -100,6 +100,9 @@ final class ZooKeeperBackend extends ServerBackend {
                 throw new IllegalStateException("hand-off floor: node " + path + " not visible to the watcher");
             }
             CountDownLatch deleted = new CountDownLatch(1);
+            if (idleNanos > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(idleNanos); // as a holder holds
+            }
             long t0 = System.nanoTime();
             a.delete(path, -1, (rc, p, ctx) -> deleted.countDown(), null);
             if (!fired.await(5, TimeUnit.SECONDS)) {

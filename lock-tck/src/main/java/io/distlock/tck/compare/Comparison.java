@@ -329,9 +329,13 @@ public final class Comparison {
         List<LockClient> clients = open(target, n);
         try {
             int rounds = settings.handoffRounds();
+            long holdNanos = settings.holdBeforeRelease().toNanos();
             long[] floorNanos = target.handoffFloor() == null ? new long[0] : new long[rounds];
-            // the hand-off floor next to the hand-offs: half of its samples before, half after
-            handoffFloor(target, floorNanos, 0, rounds / 2, true);
+            long[] floorIdleNanos = new long[floorNanos.length];
+            long[] roundTripIdleNanos = target.floor() == null ? new long[0] : new long[rounds];
+            // the floors next to the hand-offs: half of their samples before, half after
+            handoffFloor(target, floorNanos, floorIdleNanos, 0, rounds / 2, holdNanos, true);
+            roundTripsAfterIdle(target, roundTripIdleNanos, 0, rounds / 2, holdNanos);
             long[] nanos = new long[rounds];
             AtomicInteger measured = new AtomicInteger();
             AtomicInteger acquisitions = new AtomicInteger();
@@ -339,7 +343,7 @@ public final class Comparison {
             AtomicReference<Throwable> error = new AtomicReference<>();
             long[] lastRelease = {0};
             Object releaseLock = new Object();
-            long holdNanos = settings.holdBeforeRelease().toNanos();
+            Object taken = new Object();
             long endBy = System.nanoTime() + settings.handoffMaxDuration().toNanos();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -354,6 +358,9 @@ public final class Comparison {
                                         continue;
                                     }
                                     int mine = acquisitions.incrementAndGet();
+                                    synchronized (taken) {
+                                        taken.notifyAll(); // the client that released may queue again
+                                    }
                                     long prev;
                                     synchronized (releaseLock) {
                                         prev = lastRelease[0];
@@ -376,9 +383,13 @@ public final class Comparison {
                                         lastRelease[0] = System.nanoTime();
                                     }
                                     h.get().release();
-                                    // do not barge: wait until another client has taken the lock
-                                    while (!stop.get() && acquisitions.get() == mine) {
-                                        LockSupport.parkNanos(20_000);
+                                    // do not barge: wait until another client has taken the lock,
+                                    // blocked (a polling loop here would compete for the CPU with
+                                    // the very hand-off being measured)
+                                    synchronized (taken) {
+                                        while (!stop.get() && acquisitions.get() == mine) {
+                                            taken.wait(10);
+                                        }
                                     }
                                 }
                             } catch (Throwable t) {
@@ -395,12 +406,17 @@ public final class Comparison {
             if (error.get() != null) {
                 throw new IllegalStateException("hand-off client failed: " + error.get(), error.get());
             }
-            handoffFloor(target, floorNanos, rounds / 2, rounds, false);
+            handoffFloor(target, floorNanos, floorIdleNanos, rounds / 2, rounds, holdNanos, false);
+            roundTripsAfterIdle(target, roundTripIdleNanos, rounds / 2, rounds, holdNanos);
             long[] got = Arrays.copyOf(nanos, Math.min(rounds, measured.get()));
             Map<String, Double> v = latencies(got);
             v.put("waiters", (double) waiters);
             if (floorNanos.length > 0) {
                 v.put("handoff_floor_p50_us", latencies(floorNanos).get("p50_us"));
+                v.put("handoff_floor_idle_p50_us", latencies(floorIdleNanos).get("p50_us"));
+            }
+            if (roundTripIdleNanos.length > 0) {
+                v.put("floor_after_idle_p50_us", latencies(roundTripIdleNanos).get("p50_us"));
             }
             return new Measurement(target.name(), scenario, v, samples(got), null);
         } finally {
@@ -408,18 +424,38 @@ public final class Comparison {
         }
     }
 
-    /** Hand-off floor samples {@code from} to {@code to} into {@code into} (after a short warm-up if {@code warm}). */
-    private static void handoffFloor(ComparisonTarget target, long[] into, int from, int to, boolean warm) {
+    /**
+     * Hand-off floor samples {@code from} to {@code to}, alternately back to back ({@code into}) and
+     * after {@code idleNanos} of idle ({@code idleInto}), after a short warm-up if {@code warm}.
+     */
+    private static void handoffFloor(
+            ComparisonTarget target, long[] into, long[] idleInto, int from, int to, long idleNanos, boolean warm) {
         if (into.length == 0) {
             return;
         }
         if (warm) {
             for (int i = 0; i < HANDOFF_FLOOR_WARMUP; i++) {
-                target.handoffFloor().getAsLong();
+                target.handoffFloor().applyAsLong(0);
             }
         }
         for (int i = from; i < to; i++) {
-            into[i] = target.handoffFloor().getAsLong();
+            into[i] = target.handoffFloor().applyAsLong(0);
+            idleInto[i] = target.handoffFloor().applyAsLong(idleNanos);
+        }
+    }
+
+    /**
+     * Samples {@code from} to {@code to} of the target's floor probe (one round trip), each run after
+     * {@code idleNanos} parked, as a released holder's server and the waiter's client are after a
+     * hold: reported as {@code floor_after_idle_p50_us}, the round trip that a hand-off measured in
+     * round trips is fairly compared with.
+     */
+    private static void roundTripsAfterIdle(ComparisonTarget target, long[] into, int from, int to, long idleNanos) {
+        for (int i = from; i < into.length && i < to; i++) {
+            LockSupport.parkNanos(idleNanos);
+            long t = System.nanoTime();
+            target.floor().run();
+            into[i] = System.nanoTime() - t;
         }
     }
 

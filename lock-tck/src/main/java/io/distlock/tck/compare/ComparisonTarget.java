@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
@@ -28,8 +28,8 @@ import java.util.function.Supplier;
  * @param capabilities what the backend declares (for the guarantee matrix); null for peers
  * @param extraFloors additional floor probes by metric name (see {@link #withExtraFloor}); empty if
  *     none
- * @param handoffFloor one sample of the hand-off floor, in nanoseconds (see {@link
- *     #withHandoffFloor}); may be null
+ * @param handoffFloor one sample of the hand-off floor, in nanoseconds, given the idle time
+ *     before the delete (see {@link #withHandoffFloor}); may be null
  */
 public record ComparisonTarget(
         String name,
@@ -42,7 +42,7 @@ public record ComparisonTarget(
         String serverVersion,
         Capabilities capabilities,
         Map<String, Runnable> extraFloors,
-        LongSupplier handoffFloor) {
+        LongUnaryOperator handoffFloor) {
 
     public ComparisonTarget {
         Objects.requireNonNull(name, "name must not be null");
@@ -162,11 +162,17 @@ public record ComparisonTarget(
      * least a hand-off can cost on this server — the time from one client's raw delete call to
      * another client's watch notification for that key, plus one raw read round trip by the
      * notified client (what a waiter that is told of the release and confirms once needs). The
-     * probe sets up its key and watch itself, outside the time it returns. Run next to each
-     * hand-off scenario (before and after it, as many samples as hand-offs); its p50 is reported as
-     * {@code handoff_floor_p50_us} of that scenario and listed under the Markdown table.
+     * probe's argument is how long it stays idle (parked) between arming the watch and the delete,
+     * in nanoseconds: 0 for back to back, or the scenario's {@link
+     * ComparisonSettings#holdBeforeRelease()}, so that the floor pays what the hand-offs pay for
+     * CPUs that went idle during the hold (on a VM whose idle vCPUs halt, a wake-up after 2 ms
+     * idle costs far more than one after none). The probe sets up its key and watch itself,
+     * outside the time it returns. Run next to each hand-off scenario (before and after it, as many
+     * samples of each kind as hand-offs); the p50s are reported as {@code handoff_floor_p50_us}
+     * (back to back) and {@code handoff_floor_idle_p50_us} (after the idle) of that scenario and
+     * listed under the Markdown table.
      */
-    public ComparisonTarget withHandoffFloor(LongSupplier probe) {
+    public ComparisonTarget withHandoffFloor(LongUnaryOperator probe) {
         Objects.requireNonNull(probe, "probe must not be null");
         return new ComparisonTarget(
                 name,

@@ -240,26 +240,47 @@ final class ReportWriter {
             }
         }
         for (ComparisonTarget t : r.targets()) {
-            if (t.handoffFloor() == null) {
-                continue;
-            }
             List<String> parts = new ArrayList<>();
             for (Scenario s : List.of(Scenario.HANDOFF_1, Scenario.HANDOFF_MANY)) {
-                OptionalDouble floor = r.valueIfPresent(t.name(), s, "handoff_floor_p50_us");
                 OptionalDouble p50 = r.valueIfPresent(t.name(), s, "p50_us");
-                if (floor.isPresent() && p50.isPresent()) {
-                    parts.add(String.format(
+                if (p50.isEmpty()) {
+                    continue;
+                }
+                List<String> floors = new ArrayList<>();
+                OptionalDouble floor = r.valueIfPresent(t.name(), s, "handoff_floor_p50_us");
+                OptionalDouble idle = r.valueIfPresent(t.name(), s, "handoff_floor_idle_p50_us");
+                OptionalDouble roundTrip = r.valueIfPresent(t.name(), s, "floor_after_idle_p50_us");
+                if (floor.isPresent()) {
+                    floors.add(String.format(
                             Locale.ROOT,
-                            "%s: floor p50 %.0f µs, hand-off = %.2f × it",
-                            s.title(),
-                            floor.getAsDouble(),
-                            p50.getAsDouble() / floor.getAsDouble()));
+                            "%.2f × the hand-off floor (%.0f µs)",
+                            p50.getAsDouble() / floor.getAsDouble(),
+                            floor.getAsDouble()));
+                }
+                if (idle.isPresent()) {
+                    floors.add(String.format(
+                            Locale.ROOT,
+                            "%.2f × it after the hold's idle (%.0f µs)",
+                            p50.getAsDouble() / idle.getAsDouble(),
+                            idle.getAsDouble()));
+                }
+                if (roundTrip.isPresent() && roundTrip.getAsDouble() > 0) {
+                    floors.add(String.format(
+                            Locale.ROOT,
+                            "%.1f floor round trips after the same idle (%.0f µs)",
+                            p50.getAsDouble() / roundTrip.getAsDouble(),
+                            roundTrip.getAsDouble()));
+                }
+                if (!floors.isEmpty()) {
+                    parts.add(s.title() + " " + String.format(Locale.ROOT, "%.0f µs", p50.getAsDouble()) + " = "
+                            + String.join(", ", floors));
                 }
             }
             if (!parts.isEmpty()) {
                 notes.add("- " + t.name()
-                        + ", hand-off floor (a raw delete → the watch notification at another client + one raw"
-                        + " read, next to each hand-off scenario): " + String.join("; ", parts));
+                        + ", hand-off against its floors (hand-off floor: a raw delete → the watch notification at"
+                        + " another client + one raw read, back to back and after the scenario's hold as idle"
+                        + " time; a floor round trip after the same idle): " + String.join("; ", parts));
             }
         }
         for (Measurement m : r.measurements()) {

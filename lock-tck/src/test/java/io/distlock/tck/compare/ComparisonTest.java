@@ -68,6 +68,9 @@ class ComparisonTest {
         assertThat(r.value("mem", Scenario.CONTENDED, "acquisitions")).isPositive();
         assertThat(r.value("mem", Scenario.HANDOFF_1, "count")).isEqualTo(settings.handoffRounds());
         assertThat(r.value("mem", Scenario.HANDOFF_MANY, "waiters")).isEqualTo(settings.manyWaiters());
+        // the floor probe also timed after the hold's idle, next to the hand-offs
+        assertThat(r.value("mem", Scenario.HANDOFF_1, "floor_after_idle_p50_us"))
+                .isPositive();
         // 600 ms lease renewed every 200 ms: about 5 requests/s per held lock, so N locks cost N times more
         double one = r.value("mem", Scenario.RENEWAL, "requests_per_s_1_lock");
         double many = r.value("mem", Scenario.RENEWAL, "requests_per_s_n_locks");
@@ -82,20 +85,23 @@ class ComparisonTest {
         ComparisonSettings settings =
                 ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.HANDOFF_1, Scenario.HANDOFF_MANY));
         ComparisonResult r = Comparison.of(settings)
-                .target(mem("mem").withHandoffFloor(() -> {
+                .target(mem("mem").withHandoffFloor(idle -> {
                     samples.incrementAndGet();
-                    return 250_000L; // 250 µs
+                    return idle == 0 ? 250_000L : 400_000L; // 250 µs back to back, 400 after the idle
                 }))
                 .run();
 
         assertThat(r.value("mem", Scenario.HANDOFF_1, "handoff_floor_p50_us")).isEqualTo(250.0);
         assertThat(r.value("mem", Scenario.HANDOFF_MANY, "handoff_floor_p50_us"))
                 .isEqualTo(250.0);
-        // as many timed samples as hand-off rounds, plus a short untimed warm-up, per scenario
-        assertThat(samples.get()).isGreaterThanOrEqualTo(2 * settings.handoffRounds());
+        assertThat(r.value("mem", Scenario.HANDOFF_1, "handoff_floor_idle_p50_us"))
+                .isEqualTo(400.0);
+        // as many timed samples of each kind as hand-off rounds, plus a short untimed warm-up, per scenario
+        assertThat(samples.get()).isGreaterThanOrEqualTo(2 * 2 * settings.handoffRounds());
         assertThat(ReportWriter.markdown(r))
-                .contains("mem, hand-off floor")
-                .contains("hand-off, 1 waiter: floor p50 250 µs, hand-off = ");
+                .contains("mem, hand-off against its floors")
+                .contains("× the hand-off floor (250 µs)")
+                .contains("× it after the hold's idle (400 µs)");
         // a target without the probe reports no such metric
         ComparisonResult plain = Comparison.of(settings).target(mem("plain")).run();
         assertThat(plain.valueIfPresent("plain", Scenario.HANDOFF_1, "handoff_floor_p50_us"))
