@@ -140,6 +140,7 @@ final class RawRounds {
                         c.sendCommand(request);
                         c.getMany(0); // flush
                     }
+                    long w = System.nanoTime();
                     int pending = conns.size();
                     boolean[] done = new boolean[conns.size()];
                     while (pending > 0) {
@@ -155,6 +156,7 @@ final class RawRounds {
                         }
                     }
                     at[r++] = System.nanoTime();
+                    Split.record("raw-round" + r + " writes|wait", w - at[r - 2], at[r - 1] - w);
                 }
                 Split.record("raw-poll", at[1] - at[0], at[r - 1] - at[r - 2]);
             }
