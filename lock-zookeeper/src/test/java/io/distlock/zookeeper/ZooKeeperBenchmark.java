@@ -313,7 +313,8 @@ public final class ZooKeeperBenchmark {
         return sb.toString().trim();
     }
 
-    private static ZooKeeperLockProvider provider(String cs) {
+    /** Ours with a 30 s lease (no renewal during a run), as every ZooKeeper harness here opens it. */
+    static ZooKeeperLockProvider provider(String cs) {
         return ZooKeeperLockProvider.builder()
                 .options(ZooKeeperLockOptions.builder()
                         .connectString(cs)

@@ -1,7 +1,6 @@
 package io.distlock.zookeeper;
 
 import io.distlock.Lease;
-import io.distlock.LockOptions;
 import io.distlock.tck.servers.TestServer;
 import io.distlock.tck.servers.ZooKeeperServer;
 import java.lang.reflect.Method;
@@ -358,14 +357,7 @@ public final class ZooKeeperHandoffProbe {
     }
 
     private static ZooKeeperLockProvider provider(String cs) {
-        return ZooKeeperLockProvider.builder()
-                .options(ZooKeeperLockOptions.builder()
-                        .connectString(cs)
-                        .lockOptions(LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(30))
-                                .build())
-                        .build())
-                .build();
+        return ZooKeeperBenchmark.provider(cs);
     }
 
     private static CuratorFramework curator(String cs) throws InterruptedException {
