@@ -57,8 +57,15 @@ class RedlockFencingRoundsIT {
     @Test
     void acquire_countersInStep_oneScriptPerNodeToAcquireAndOneToRelease() throws Exception {
         String name = "in-step";
-        long previous = acquireAndRelease(name); // first use: counters start at each node's clock
-        awaitAllNodesAnswered(name, previous);
+        // Counters in step, set directly: a name's first acquisition starts each node's counter at
+        // that node's clock, and a node whose reply came after the round was decided can be left
+        // ahead of the token (its raise to the smaller token does nothing), which the next
+        // acquisition that hears from it evens out with a round 2 (correct, but not what this
+        // test counts).
+        long previous = 1_000_000L;
+        for (int i = 0; i < 5; i++) {
+            node(i).call("SET", KEYS.tokenKey(name), Long.toString(previous));
+        }
         List<Long> before = evalshaCalls();
         int rounds = 20;
         for (int i = 0; i < rounds; i++) {
@@ -123,19 +130,6 @@ class RedlockFencingRoundsIT {
         long token = lease.fencingToken().orElseThrow();
         assertThat(lease.release()).isTrue();
         return token;
-    }
-
-    /** Waits until every node's counter reached {@code token} (the last straggler answered). */
-    private static void awaitAllNodesAnswered(String name, long token) {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
-            for (int i = 0; i < 5; i++) {
-                String v = node(i).call("GET", KEYS.tokenKey(name)).trim();
-                if (v.isEmpty() || Long.parseLong(v) < token) {
-                    return false;
-                }
-            }
-            return true;
-        });
     }
 
     private static RedisServer node(int i) {
