@@ -66,7 +66,9 @@ final class EtcdBackend extends ServerBackend {
         }
     }
 
-    /** One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's delete → B's notification, plus one get by B. */
+    /**
+     * One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's delete → B's notification, plus one get by B.
+     */
     private long handoffFloor(long idleNanos) {
         try {
             if (watcher == null) {

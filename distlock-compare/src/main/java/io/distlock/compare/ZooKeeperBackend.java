@@ -41,11 +41,27 @@ final class ZooKeeperBackend extends ServerBackend {
     @Override
     public void start() throws Exception {
         server = ZooKeeperServer.start();
-        floorClient = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
-        floorClient.start();
-        if (!floorClient.blockUntilConnected(10, TimeUnit.SECONDS)) {
+        floorClient = connect();
+    }
+
+    /** A started Curator client of the test server, connected (for the raw probes' handles). */
+    private CuratorFramework connect() throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
+        c.start();
+        if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
+            c.close();
             throw new IllegalStateException("cannot connect to ZooKeeper at " + server.address());
         }
+        return c;
+    }
+
+    /** Creates an ephemeral-sequential node under the root with {@code prefix}; returns its path. */
+    private static String ephemeral(org.apache.zookeeper.ZooKeeper zk, String prefix) throws Exception {
+        return zk.create(
+                prefix,
+                new byte[0],
+                org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL);
     }
 
     private long packets() {
@@ -60,34 +76,24 @@ final class ZooKeeperBackend extends ServerBackend {
     private void createDelete() {
         try {
             org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
-            String path = zk.create(
-                    "/distlock-compare-floor-",
-                    new byte[0],
-                    org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                    org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL);
-            zk.delete(path, -1);
+            zk.delete(ephemeral(zk, "/distlock-compare-floor-"), -1);
         } catch (Exception e) {
             throw unchecked(e);
         }
     }
 
-    /** One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's delete → B's watch notification, plus one exists by B. */
+    /**
+     * One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the delete: A's
+     * delete → B's watch notification, plus one exists by B.
+     */
     private long handoffFloor(long idleNanos) {
         try {
             if (watchClient == null) {
-                watchClient = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
-                watchClient.start();
-                if (!watchClient.blockUntilConnected(10, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("cannot connect to ZooKeeper at " + server.address());
-                }
+                watchClient = connect();
             }
             org.apache.zookeeper.ZooKeeper a = floorClient.getZookeeperClient().getZooKeeper();
             org.apache.zookeeper.ZooKeeper b = watchClient.getZookeeperClient().getZooKeeper();
-            String path = a.create(
-                    "/distlock-compare-handoff-floor-",
-                    new byte[0],
-                    org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                    org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL);
+            String path = ephemeral(a, "/distlock-compare-handoff-floor-");
             CountDownLatch fired = new CountDownLatch(1);
             AtomicLong at = new AtomicLong();
             if (b.exists(path, event -> {

@@ -246,11 +246,7 @@ public final class ZooKeeperHandoffProbe {
         for (int i = -20; i < n; i++) {
             za.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
             long t0 = System.nanoTime();
-            if (multi) {
-                za.multi(List.of(Op.setData(path, new byte[0], -1), Op.delete(path, -1)));
-            } else {
-                za.delete(path, -1);
-            }
+            remove(za, path, multi);
             long t1 = System.nanoTime();
             if (i >= 0) {
                 removal[i] = t1 - t0;
@@ -318,11 +314,7 @@ public final class ZooKeeperHandoffProbe {
                     LockSupport.parkNanos(pause);
                 }
                 long t0 = System.nanoTime();
-                if (multi) {
-                    za.multi(List.of(Op.setData(path, new byte[0], -1), Op.delete(path, -1)));
-                } else {
-                    za.delete(path, -1);
-                }
+                remove(za, path, multi);
                 long t1 = System.nanoTime();
                 if (!fired.await(5, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("no watch notification");
@@ -354,6 +346,15 @@ public final class ZooKeeperHandoffProbe {
         m.put("exists", exists);
         m.put("notify_plus_exists", total);
         return m;
+    }
+
+    /** Removes {@code path} as a release does: {@code multi(setData, delete)}, or a plain delete. */
+    private static void remove(ZooKeeper za, String path, boolean multi) throws Exception {
+        if (multi) {
+            za.multi(List.of(Op.setData(path, new byte[0], -1), Op.delete(path, -1)));
+        } else {
+            za.delete(path, -1);
+        }
     }
 
     private static ZooKeeperLockProvider provider(String cs) {

@@ -143,8 +143,9 @@ public final class EtcdDriver implements LockDriver {
     }
 
     /**
-     * The interceptor for a client the provider builds: a deadline on every unary call, and the channel and credentials the driver's shared watch stream
-     * uses; pass the same object to the constructor.
+     * The interceptor for a client the provider builds: a deadline on every unary call, and the
+     * channel and credentials the driver's shared watch stream uses; pass the same object to the
+     * constructor.
      */
     public static ChannelTap channelTap(EtcdLockOptions options) {
         return new ChannelTap(options.requestTimeout());

@@ -239,21 +239,21 @@ public final class Scripts {
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
      * NX PX lease}; returns {@code {1, c}} if the lock is (now) held by {@code owner}, else {@code
-     * {0, counter, pttl}}. On a grant, in the same script (so while holding the lock here), the
+     * {0, '0', pttl}} (a refusal's counter is of no use to the caller, so it is not read). On a grant, in the same script (so while holding the lock here), the
      * node's fencing counter is incremented (GET and SET, which the documented ACL rule already
      * allows) and {@code c} is its new value; a node without a counter (a new lock name, or a
      * restart without persistence) starts it at the server time in µs, so that {@code c} is above
      * earlier tokens after the counter was lost, unless the node's clock is behind the clock that
      * produced them (a counter grows by at most one per grant, far slower than a clock in µs). A
-     * retry after a lost reply ({@code owner} already holds the lock) returns the
-     * counter unchanged: its increment already happened. Values are decimal strings, exact in Lua's
-     * doubles until the year 2255.
+     * retry after a lost reply ({@code owner} already holds the lock) returns the counter
+     * unchanged: its increment already happened. Values are decimal strings, exact in Lua's doubles
+     * until the year 2255.
      */
     public static final Script REDLOCK_ACQUIRE = new Script(String.join(
             "\n",
             "if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
             "  if redis.call('GET', KEYS[1]) ~= ARGV[1] then",
-            "    return {0, redis.call('GET', KEYS[2]) or '0', redis.call('PTTL', KEYS[1])}",
+            "    return {0, '0', redis.call('PTTL', KEYS[1])}",
             "  end",
             "  return {1, redis.call('GET', KEYS[2]) or '0'}",
             "end",
