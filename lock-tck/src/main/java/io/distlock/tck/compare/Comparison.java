@@ -3,6 +3,7 @@ package io.distlock.tck.compare;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ public final class Comparison {
     public ComparisonResult run() {
         List<Measurement> out = new ArrayList<>();
         long start = System.nanoTime();
+        Map<String, Measurement> uncontended = new HashMap<>();
         for (int t = 0; t < targets.size(); t++) {
             ComparisonTarget target = targets.get(t);
             int step = 0;
@@ -78,7 +80,7 @@ public final class Comparison {
                         step,
                         settings.scenarios().size()));
                 try {
-                    out.add(runScenario(target, s));
+                    out.add(s == Scenario.UNCONTENDED ? uncontended(target, uncontended) : runScenario(target, s));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("comparison interrupted", e);
@@ -95,7 +97,7 @@ public final class Comparison {
             case FLOOR:
                 return floor(target);
             case UNCONTENDED:
-                return uncontended(target);
+                throw new IllegalStateException("uncontended is measured per backend, see uncontended(target, done)");
             case CONTENDED:
                 return contended(target);
             case HANDOFF_1:
@@ -146,60 +148,139 @@ public final class Comparison {
     private static final int INTERLEAVE_BLOCK = 50;
 
     /**
-     * Acquire+release of a free lock. When the target has a floor probe, blocks of operations
-     * alternate with blocks of raw round trips, so that the "× floor" ratio compares figures taken
-     * under the same machine load ({@code floor_p50_us}); server requests are counted around the
-     * operation blocks only.
+     * Acquire+release of a free lock, for every target of {@code target}'s backend at once: ours and
+     * the peer libraries on the same server take turns in blocks of {@value #INTERLEAVE_BLOCK}, and
+     * when a target has a floor probe its operation blocks alternate with blocks of raw round trips.
+     * So "× floor" and "ours ÷ peer" compare figures taken under the same machine load (targets
+     * measured one after another, a minute apart, differed by up to 20 % on a shared machine).
+     * Server requests are counted around each target's operation blocks only. Measured once per
+     * backend, when its first target comes up; the others take their result from {@code done}.
      */
-    private Measurement uncontended(ComparisonTarget target) throws InterruptedException {
-        String name = lockName(target, "uncontended");
-        Optional<Runnable> probe = target.floorProbe();
-        try (LockClient client = target.clients().get()) {
+    private Measurement uncontended(ComparisonTarget target, Map<String, Measurement> done) {
+        Measurement m = done.get(target.name());
+        if (m != null) {
+            return m;
+        }
+        List<UncontendedRun> runs = new ArrayList<>();
+        try {
+            for (ComparisonTarget t : targets) {
+                if (t.backend().equals(target.backend()) && !done.containsKey(t.name())) {
+                    try {
+                        runs.add(new UncontendedRun(t));
+                    } catch (RuntimeException | AssertionError e) {
+                        done.put(t.name(), failed(t, Scenario.UNCONTENDED, e));
+                    }
+                }
+            }
+            for (UncontendedRun r : runs) {
+                r.step(done, r::warmUp);
+            }
+            for (int from = 0; from < settings.iterations(); from += INTERLEAVE_BLOCK) {
+                int first = from;
+                int to = Math.min(settings.iterations(), from + INTERLEAVE_BLOCK);
+                for (UncontendedRun r : runs) {
+                    r.step(done, () -> r.block(first, to));
+                }
+            }
+            Optional<UncontendedRun> ours = runs.stream()
+                    .filter(r -> !r.target.peer() && !done.containsKey(r.target.name()))
+                    .findFirst();
+            for (UncontendedRun r : runs) {
+                if (!done.containsKey(r.target.name())) {
+                    done.put(r.target.name(), r.measurement(ours.filter(o -> o != r)));
+                }
+            }
+        } finally {
+            runs.forEach(UncontendedRun::close);
+        }
+        return done.get(target.name());
+    }
+
+    private static Measurement failed(ComparisonTarget t, Scenario s, Throwable e) {
+        return new Measurement(t.name(), s, Map.of(), null, "failed: " + e);
+    }
+
+    /** One target's part of {@link #uncontended}: its client, its floor probes, its samples. */
+    private final class UncontendedRun {
+        final ComparisonTarget target;
+        final String name;
+        final Optional<Runnable> probe;
+        final LockClient client;
+        final long[] nanos;
+        final long[] floorNanos;
+        final Map<String, long[]> extraNanos = new LinkedHashMap<>();
+        long requests;
+        boolean counted = true;
+
+        UncontendedRun(ComparisonTarget target) {
+            this.target = target;
+            this.name = lockName(target, "uncontended");
+            this.probe = target.floorProbe();
+            this.nanos = new long[settings.iterations()];
+            this.floorNanos = new long[probe.isPresent() ? settings.iterations() : 0];
+            target.extraFloors().keySet().forEach(k -> extraNanos.put(k, new long[settings.iterations()]));
+            this.client = target.clients().get();
+        }
+
+        /** Runs {@code part}; a failure ends this target's measurement (recorded in {@code done}), not the others'. */
+        void step(Map<String, Measurement> done, Part part) {
+            if (done.containsKey(target.name())) {
+                return;
+            }
+            try {
+                part.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("comparison interrupted", e);
+            } catch (RuntimeException | AssertionError e) {
+                done.put(target.name(), failed(target, Scenario.UNCONTENDED, e));
+            }
+        }
+
+        void warmUp() throws InterruptedException {
             long warmEnd = System.nanoTime() + WARMUP_LIMIT_NANOS;
             for (int i = 0; i < settings.warmup() && System.nanoTime() - warmEnd < 0; i++) {
                 client.acquire(name, Duration.ZERO).orElseThrow().release();
                 probe.ifPresent(Runnable::run);
                 target.extraFloors().values().forEach(Runnable::run);
             }
-            long[] nanos = new long[settings.iterations()];
-            long[] floorNanos = new long[probe.isPresent() ? settings.iterations() : 0];
-            Map<String, long[]> extraNanos = new LinkedHashMap<>();
-            target.extraFloors().keySet().forEach(k -> extraNanos.put(k, new long[settings.iterations()]));
-            long requests = 0;
-            boolean counted = true;
-            for (int from = 0; from < nanos.length; from += INTERLEAVE_BLOCK) {
-                int to = Math.min(nanos.length, from + INTERLEAVE_BLOCK);
-                OptionalLong before = target.requestsNow();
+        }
+
+        void block(int from, int to) throws InterruptedException {
+            OptionalLong before = target.requestsNow();
+            for (int i = from; i < to; i++) {
+                long t0 = System.nanoTime();
+                LockClient.Hold h = client.acquire(name, Duration.ZERO)
+                        .orElseThrow(() -> new IllegalStateException("uncontended lock was not free"));
+                h.release();
+                nanos[i] = System.nanoTime() - t0;
+            }
+            OptionalLong after = target.requestsNow();
+            if (before.isPresent() && after.isPresent()) {
+                requests += after.getAsLong() - before.getAsLong();
+            } else {
+                counted = false;
+            }
+            if (probe.isPresent()) {
+                Runnable p = probe.get();
                 for (int i = from; i < to; i++) {
                     long t0 = System.nanoTime();
-                    LockClient.Hold h = client.acquire(name, Duration.ZERO)
-                            .orElseThrow(() -> new IllegalStateException("uncontended lock was not free"));
-                    h.release();
-                    nanos[i] = System.nanoTime() - t0;
-                }
-                OptionalLong after = target.requestsNow();
-                if (before.isPresent() && after.isPresent()) {
-                    requests += after.getAsLong() - before.getAsLong();
-                } else {
-                    counted = false;
-                }
-                if (probe.isPresent()) {
-                    Runnable p = probe.get();
-                    for (int i = from; i < to; i++) {
-                        long t0 = System.nanoTime();
-                        p.run();
-                        floorNanos[i] = System.nanoTime() - t0;
-                    }
-                }
-                for (Map.Entry<String, Runnable> extra : target.extraFloors().entrySet()) {
-                    long[] into = extraNanos.get(extra.getKey());
-                    for (int i = from; i < to; i++) {
-                        long t0 = System.nanoTime();
-                        extra.getValue().run();
-                        into[i] = System.nanoTime() - t0;
-                    }
+                    p.run();
+                    floorNanos[i] = System.nanoTime() - t0;
                 }
             }
+            for (Map.Entry<String, Runnable> extra : target.extraFloors().entrySet()) {
+                long[] into = extraNanos.get(extra.getKey());
+                for (int i = from; i < to; i++) {
+                    long t0 = System.nanoTime();
+                    extra.getValue().run();
+                    into[i] = System.nanoTime() - t0;
+                }
+            }
+        }
+
+        /** {@code ours}: distlock's run on the same backend, for a peer's {@code distlock_over_this_p50}. */
+        Measurement measurement(Optional<UncontendedRun> ours) {
             Map<String, Double> v = latencies(nanos);
             if (counted) {
                 v.put("round_trips_per_op", requests / (double) nanos.length);
@@ -211,8 +292,21 @@ public final class Comparison {
                 v.put("floor_p50_us", latencies(floorNanos).get("p50_us"));
             }
             extraNanos.forEach((k, n) -> v.put(k + "_p50_us", latencies(n).get("p50_us")));
+            if (target.peer() && ours.isPresent()) {
+                v.put("distlock_over_this_p50", latencies(ours.get().nanos).get("p50_us") / v.get("p50_us"));
+            }
             return new Measurement(target.name(), Scenario.UNCONTENDED, v, samples(nanos), null);
         }
+
+        void close() {
+            client.close();
+        }
+    }
+
+    /** A part of a run that may be interrupted. */
+    @FunctionalInterface
+    private interface Part {
+        void run() throws InterruptedException;
     }
 
     /** Plain, unsynchronised state for the lost-update check. */

@@ -240,6 +240,20 @@ final class ReportWriter {
             }
         }
         for (ComparisonTarget t : r.targets()) {
+            OptionalDouble vsOurs = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "distlock_over_this_p50");
+            if (vsOurs.isPresent()) {
+                r.targets().stream()
+                        .filter(o -> !o.peer() && o.backend().equals(t.backend()))
+                        .findFirst()
+                        .ifPresent(o -> notes.add(String.format(
+                                Locale.ROOT,
+                                "- acquire+release p50, %s ÷ %s (blocks of the two interleaved): %.2f",
+                                o.name(),
+                                t.name(),
+                                vsOurs.getAsDouble())));
+            }
+        }
+        for (ComparisonTarget t : r.targets()) {
             List<String> parts = new ArrayList<>();
             for (Scenario s : List.of(Scenario.HANDOFF_1, Scenario.HANDOFF_MANY)) {
                 OptionalDouble p50 = r.valueIfPresent(t.name(), s, "p50_us");

@@ -79,6 +79,75 @@ class ComparisonTest {
         assertThat(progress).hasSize(Scenario.values().length).allMatch(l -> l.contains("mem"));
     }
 
+    /** A peer on {@code backend} whose acquisitions each take at least {@code nanos}, logging its calls. */
+    private static ComparisonTarget slowPeer(String name, String backend, long nanos, java.util.List<String> calls) {
+        return ComparisonTarget.of(name, backend, () -> new LockClient() {
+                    @Override
+                    public Optional<Hold> acquire(String lock, Duration maxWait) {
+                        calls.add(name);
+                        long end = System.nanoTime() + nanos;
+                        while (System.nanoTime() - end < 0) {
+                            Thread.onSpinWait();
+                        }
+                        return Optional.of(() -> {});
+                    }
+
+                    @Override
+                    public void close() {}
+                })
+                .asPeer();
+    }
+
+    @Test
+    void run_oursAndPeersOfOneBackend_uncontendedMeasuredInterleavedAndRatioNoted() {
+        CopyOnWriteArrayList<String> calls = new CopyOnWriteArrayList<>();
+        ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
+        ComparisonTarget ours = mem("mem");
+        ComparisonResult r = Comparison.of(settings)
+                .target(ComparisonTarget.of("ours", "mem", () -> {
+                    LockClient inner = ours.clients().get();
+                    return new LockClient() {
+                        @Override
+                        public Optional<Hold> acquire(String lock, Duration maxWait) throws InterruptedException {
+                            calls.add("ours");
+                            return inner.acquire(lock, maxWait);
+                        }
+
+                        @Override
+                        public void close() {
+                            inner.close();
+                        }
+                    };
+                }))
+                .target(slowPeer("slow-peer", "mem", 300_000, calls))
+                .target(ComparisonTarget.of("broken-peer", "mem", () -> {
+                            throw new IllegalStateException("cannot connect");
+                        })
+                        .asPeer())
+                .target(slowPeer("other-backend", "other", 0, calls))
+                .run();
+
+        // the peer's blocks sit between ours: the last operation of ours comes after the peer's first
+        int peerFirst = calls.indexOf("slow-peer");
+        assertThat(peerFirst).isPositive();
+        assertThat(calls.lastIndexOf("ours")).isGreaterThan(peerFirst);
+        assertThat(calls.lastIndexOf("slow-peer")).isGreaterThan(calls.indexOf("ours"));
+        // a target of another backend is measured on its own, after
+        assertThat(calls.indexOf("other-backend")).isGreaterThan(calls.lastIndexOf("ours"));
+        assertThat(r.value("slow-peer", Scenario.UNCONTENDED, "distlock_over_this_p50"))
+                .isLessThan(0.5);
+        assertThat(r.valueIfPresent("ours", Scenario.UNCONTENDED, "distlock_over_this_p50"))
+                .isEmpty();
+        assertThat(r.valueIfPresent("other-backend", Scenario.UNCONTENDED, "distlock_over_this_p50"))
+                .isEmpty();
+        // a peer that cannot open a client fails alone
+        assertThat(r.find("broken-peer", Scenario.UNCONTENDED))
+                .hasValueSatisfying(m -> assertThat(m.note()).contains("cannot connect"));
+        assertThat(ReportWriter.markdown(r))
+                .containsPattern(
+                        "acquire\\+release p50, ours ÷ slow-peer \\(blocks of the two interleaved\\): 0\\.[0-4]");
+    }
+
     @Test
     void run_handoffFloor_sampledNextToEachHandOffScenarioAndNotedUnderTheTable() {
         java.util.concurrent.atomic.AtomicInteger samples = new java.util.concurrent.atomic.AtomicInteger();
