@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
+import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,12 +163,44 @@ class EtcdHandOffIT {
 
     @Test
     void handOff_twoWaitersInLine_firstNoRequestSecondNoReadAfterMark() throws Exception {
-        Lease a = providers.get(0).lock("line").acquire();
+        twoWaitersInLine(providers, "line");
+    }
+
+    /**
+     * The same with providers over the caller's own jetcd {@code Client}s: their requests go
+     * through jetcd's API, whose put has no {@code ignoreLease}, so the mark names the session's
+     * lease (the key's own) — and must still be written and read the same way.
+     */
+    @Test
+    void handOff_providersOverUserSuppliedClients_markStillSparesTheRead() throws Exception {
+        List<Client> clients = new ArrayList<>();
+        List<EtcdLockProvider> own = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Client cl = Client.builder().endpoints(server.endpoint()).build();
+                clients.add(cl);
+                EtcdLockProvider p = EtcdLockProvider.builder()
+                        .client(cl)
+                        .leaseTime(Duration.ofSeconds(10))
+                        .build();
+                own.add(p);
+                p.lock("warm-up").tryAcquire().orElseThrow().release();
+            }
+            server.awaitReceivedThenQuiet(server.received(), "Txn", 0);
+            twoWaitersInLine(own, "line-own-clients");
+        } finally {
+            own.forEach(EtcdLockProvider::close);
+            clients.forEach(Client::close);
+        }
+    }
+
+    private void twoWaitersInLine(List<EtcdLockProvider> providers, String name) throws Exception {
+        Lease a = providers.get(0).lock(name).acquire();
         Map<String, Long> m0 = server.received();
-        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "line");
+        CompletableFuture<Lease> b = acquireAsync(providers.get(1), name);
         awaitQueued(m0);
         Map<String, Long> m1 = server.received();
-        CompletableFuture<Lease> c = acquireAsync(providers.get(2), "line");
+        CompletableFuture<Lease> c = acquireAsync(providers.get(2), name);
         awaitQueued(m1);
 
         Map<String, Long> m2 = server.received();
