@@ -40,6 +40,8 @@ public final class EtcdLockOptions {
     private final String user;
     private final String password;
     private final Path trustCertificate;
+    private final Path clientCertificate;
+    private final Path clientKey;
     private final boolean perLockLease;
 
     private EtcdLockOptions(Builder b) {
@@ -49,6 +51,8 @@ public final class EtcdLockOptions {
         this.user = b.user;
         this.password = b.password;
         this.trustCertificate = b.trustCertificate;
+        this.clientCertificate = b.clientCertificate;
+        this.clientKey = b.clientKey;
         this.perLockLease = b.perLockLease;
     }
 
@@ -70,6 +74,8 @@ public final class EtcdLockOptions {
         b.user = user;
         b.password = password;
         b.trustCertificate = trustCertificate;
+        b.clientCertificate = clientCertificate;
+        b.clientKey = clientKey;
         b.perLockLease = perLockLease;
         return b;
     }
@@ -103,9 +109,27 @@ public final class EtcdLockOptions {
         return Optional.ofNullable(trustCertificate);
     }
 
-    /** Whether TLS is used (a trust certificate is set or an endpoint says {@code https://}). */
+    /**
+     * PEM file of the client certificate presented to the servers (mutual TLS, etcd's {@code
+     * --client-cert-auth}); set together with {@link #clientKey()}.
+     */
+    public Optional<Path> clientCertificate() {
+        return Optional.ofNullable(clientCertificate);
+    }
+
+    /** PEM file (PKCS#8, unencrypted) of the private key of {@link #clientCertificate()}. */
+    public Optional<Path> clientKey() {
+        return Optional.ofNullable(clientKey);
+    }
+
+    /**
+     * Whether TLS is used (a trust certificate or a client certificate is set, or an endpoint says
+     * {@code https://}).
+     */
     public boolean tls() {
-        return trustCertificate != null || endpoints.stream().anyMatch(e -> e.startsWith("https://"));
+        return trustCertificate != null
+                || clientCertificate != null
+                || endpoints.stream().anyMatch(e -> e.startsWith("https://"));
     }
 
     /**
@@ -133,7 +157,8 @@ public final class EtcdLockOptions {
     public String toString() {
         return "EtcdLockOptions{endpoints=" + endpoints + ", keyPrefix='" + keyPrefix + "', requestTimeout="
                 + requestTimeout + ", user=" + user + ", password=" + (password == null ? "none" : "****")
-                + ", trustCertificate=" + trustCertificate + ", perLockLease=" + perLockLease + '}';
+                + ", trustCertificate=" + trustCertificate + ", clientCertificate=" + clientCertificate
+                + ", clientKey=" + clientKey + ", perLockLease=" + perLockLease + '}';
     }
 
     /** Builder for {@link EtcdLockOptions}. */
@@ -144,6 +169,8 @@ public final class EtcdLockOptions {
         private String user;
         private String password;
         private Path trustCertificate;
+        private Path clientCertificate;
+        private Path clientKey;
         private boolean perLockLease;
 
         private Builder() {}
@@ -244,6 +271,34 @@ public final class EtcdLockOptions {
                 throw new IllegalArgumentException("trustCertificate must be a readable file (was " + pem + ")");
             }
             this.trustCertificate = pem;
+            return this;
+        }
+
+        /**
+         * The client certificate and its private key, both PEM files, for servers that require one
+         * (mutual TLS: etcd's {@code --client-cert-auth}); turns TLS on. etcd then also takes the
+         * certificate's common name as the user when no {@link #credentials} are set. The key must
+         * be PKCS#8 and not encrypted ({@code openssl pkcs8 -topk8 -nocrypt} converts one). The
+         * servers' certificates are checked against {@link #trustCertificate} if set, else against
+         * the JVM's trusted CAs. {@code null} for both: no client certificate.
+         *
+         * @throws IllegalArgumentException if only one of the two is given, or a file is not readable
+         */
+        public Builder clientCertificate(Path certificatePem, Path privateKeyPem) {
+            if ((certificatePem == null) != (privateKeyPem == null)) {
+                throw new IllegalArgumentException(
+                        "clientCertificate and its private key must be given together (was certificate "
+                                + certificatePem + ", key " + privateKeyPem + ")");
+            }
+            if (certificatePem != null && !Files.isReadable(certificatePem)) {
+                throw new IllegalArgumentException(
+                        "clientCertificate must be a readable file (was " + certificatePem + ")");
+            }
+            if (privateKeyPem != null && !Files.isReadable(privateKeyPem)) {
+                throw new IllegalArgumentException("clientKey must be a readable file (was " + privateKeyPem + ")");
+            }
+            this.clientCertificate = certificatePem;
+            this.clientKey = privateKeyPem;
             return this;
         }
 

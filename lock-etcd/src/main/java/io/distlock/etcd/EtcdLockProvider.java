@@ -152,12 +152,26 @@ public final class EtcdLockProvider implements LockProvider {
             cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
             warnIfGrpcFramesAreLogged();
         }
-        if (o.trustCertificate().isPresent()) {
+        if (o.trustCertificate().isPresent() || o.clientCertificate().isPresent()) {
             try {
-                cb.sslContext(ssl -> ssl.trustManager(o.trustCertificate().get().toFile()));
-            } catch (javax.net.ssl.SSLException e) {
+                cb.sslContext(ssl -> {
+                    if (o.trustCertificate().isPresent()) {
+                        ssl.trustManager(o.trustCertificate().get().toFile());
+                    }
+                    if (o.clientCertificate().isPresent()) {
+                        ssl.keyManager(
+                                o.clientCertificate().get().toFile(),
+                                o.clientKey().orElseThrow().toFile());
+                    }
+                });
+            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
                 throw new LockConfigurationException(
-                        "cannot use trustCertificate " + o.trustCertificate().get() + ": " + e.getMessage(), "etcd", e);
+                        "cannot use trustCertificate " + o.trustCertificate().orElse(null) + ", clientCertificate "
+                                + o.clientCertificate().orElse(null) + ", clientKey "
+                                + o.clientKey().orElse(null)
+                                + ": " + e.getMessage(),
+                        "etcd",
+                        e);
             }
         }
         return cb.build();

@@ -17,7 +17,8 @@ import java.util.function.UnaryOperator;
  * io.distlock.LockProviders#open(URI)}. Parameters: {@code leaseTime}, {@code autoRenew}, {@code
  * maxHoldTime} (common to every backend), {@code requestTimeout}, {@code keyPrefix} (or the URI's
  * path), {@code user}, {@code password}, {@code tls} ({@code true} for {@code https}), {@code
- * trustCertificate} (a PEM file; implies TLS), {@code perLockLease} ({@code true}: one etcd lease
+ * trustCertificate} (a PEM file; implies TLS), {@code clientCertificate} and {@code clientKey} (PEM
+ * files, together: mutual TLS; imply TLS), {@code perLockLease} ({@code true}: one etcd lease
  * per acquisition instead of the session lease). Unknown parameters are rejected; messages never
  * contain the password.
  */
@@ -99,6 +100,13 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
             String trust = params.string("trustCertificate", null);
             if (trust != null) {
                 b.trustCertificate(Path.of(trust));
+            }
+            String clientCertificate = params.string("clientCertificate", null);
+            String clientKey = params.string("clientKey", null);
+            if (clientCertificate != null || clientKey != null) {
+                b.clientCertificate(
+                        clientCertificate == null ? null : Path.of(clientCertificate),
+                        clientKey == null ? null : Path.of(clientKey));
             }
         } catch (IllegalArgumentException e) {
             throw params.error(e.getMessage());

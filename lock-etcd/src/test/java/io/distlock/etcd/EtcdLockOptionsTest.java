@@ -3,6 +3,8 @@ package io.distlock.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,41 @@ class EtcdLockOptionsTest {
                 EtcdLockOptions.builder().endpoints("https://a:2379", "b:2379").build();
         assertThat(o.tls()).isTrue();
         assertThat(o.endpointUris()).containsExactly("https://a:2379", "https://b:2379");
+    }
+
+    @Test
+    void clientCertificate_setWithItsKey_turnsTlsOnAndShowsPathsOnly(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path cert = Files.writeString(dir.resolve("client.pem"), "cert");
+        Path key = Files.writeString(dir.resolve("client.key"), "key");
+        EtcdLockOptions o = EtcdLockOptions.builder()
+                .endpoints("a:2379")
+                .clientCertificate(cert, key)
+                .build();
+        assertThat(o.tls()).isTrue();
+        assertThat(o.endpointUris()).containsExactly("https://a:2379");
+        assertThat(o.clientCertificate()).contains(cert);
+        assertThat(o.clientKey()).contains(key);
+        assertThat(o.toString()).contains("clientCertificate=" + cert, "clientKey=" + key);
+        assertThat(o.mutate().build().clientKey()).contains(key);
+    }
+
+    @Test
+    void clientCertificate_withoutItsKeyOrUnreadable_rejectedNamingTheArgument(
+            @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path cert = Files.writeString(dir.resolve("client.pem"), "cert");
+        assertThatThrownBy(() -> EtcdLockOptions.builder().clientCertificate(cert, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientCertificate and its private key must be given together");
+        assertThatThrownBy(() -> EtcdLockOptions.builder().clientCertificate(null, cert))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be given together");
+        assertThatThrownBy(() -> EtcdLockOptions.builder().clientCertificate(cert, dir.resolve("missing.key")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientKey must be a readable file");
+        assertThatThrownBy(() -> EtcdLockOptions.builder().clientCertificate(dir.resolve("missing.pem"), cert))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientCertificate must be a readable file");
     }
 
     @Test

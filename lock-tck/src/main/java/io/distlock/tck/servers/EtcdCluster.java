@@ -88,18 +88,30 @@ public final class EtcdCluster implements AutoCloseable {
         }
 
         ServerProcess newProcess(String initialCluster, String clusterToken, TestCertificates tls, int metricsPort) {
-            return newProcess(initialCluster, clusterToken, "new", tls, metricsPort);
+            return newProcess(initialCluster, clusterToken, "new", tls, metricsPort, false);
+        }
+
+        ServerProcess newProcess(
+                String initialCluster, String clusterToken, String state, TestCertificates tls, int metricsPort) {
+            return newProcess(initialCluster, clusterToken, state, tls, metricsPort, false);
         }
 
         /**
          * With {@code tls}, clients connect with {@code https} and the server's certificate; readiness
-         * is then probed on a plain-HTTP metrics listener on {@code metricsPort}.
+         * is then probed on a plain-HTTP metrics listener on {@code metricsPort}. With {@code
+         * clientCertAuth} too, clients must present a certificate signed by {@code tls}' CA ({@code
+         * --client-cert-auth}, {@code --trusted-ca-file}).
          */
         ServerProcess newProcess(
-                String initialCluster, String clusterToken, String state, TestCertificates tls, int metricsPort) {
+                String initialCluster,
+                String clusterToken,
+                String state,
+                TestCertificates tls,
+                int metricsPort,
+                boolean clientCertAuth) {
             Path binary = Binaries.require("etcd-server", "etcd", "/usr/bin/etcd");
             String clientUrl = tls == null ? clientUrl() : "https://127.0.0.1:" + clientPort;
-            List<String> extra = tls == null
+            List<String> tlsArgs = tls == null
                     ? List.of()
                     : List.of(
                             "--cert-file",
@@ -108,6 +120,14 @@ public final class EtcdCluster implements AutoCloseable {
                             tls.serverKey().toString(),
                             "--listen-metrics-urls",
                             "http://127.0.0.1:" + metricsPort);
+            List<String> extra = tls != null && clientCertAuth
+                    ? concat(
+                            tlsArgs,
+                            List.of(
+                                    "--client-cert-auth",
+                                    "--trusted-ca-file",
+                                    tls.caCertificate().toString()))
+                    : tlsArgs;
             return new ServerProcess(
                     kind,
                     dir,

@@ -37,6 +37,7 @@ public final class EtcdServer extends DelegatingTestServer {
     /** Options of a single member. */
     public static final class Builder {
         private TestCertificates tls;
+        private boolean clientCertAuth;
 
         private Builder() {}
 
@@ -51,20 +52,33 @@ public final class EtcdServer extends DelegatingTestServer {
             return this;
         }
 
+        /**
+         * With {@link #tls}: clients must also present a certificate signed by the test CA (mutual
+         * TLS, {@code --client-cert-auth}); {@link TestCertificates#serverCertificate()} and {@link
+         * TestCertificates#serverKey()} serve as one (the certificate allows client authentication).
+         */
+        public Builder clientCertAuth(boolean required) {
+            this.clientCertAuth = required;
+            return this;
+        }
+
         /** Starts the member and waits until it is healthy. */
         public EtcdServer start() {
             if (tls == null) {
                 return EtcdServer.start();
             }
             TestCertificates certs = tls;
+            boolean mutual = clientCertAuth;
             return new EtcdServer(
                     ServerProcess.startWithRetry(() -> {
                         EtcdCluster.Member m = EtcdCluster.member("etcd", "default", Ports.free(), Ports.free());
                         return m.newProcess(
                                 m.name() + "=" + m.peerUrl(),
                                 "distlock-" + m.dir().getFileName(),
+                                "new",
                                 certs,
-                                Ports.free());
+                                Ports.free(),
+                                mutual);
                     }),
                     true);
         }
