@@ -120,6 +120,40 @@ public final class EtcdLockProvider implements LockProvider {
      * the {@code token} header of every later call. Nothing in SLF4J lets a library turn a logger
      * off, so warn (without any secret) when that logger is enabled.
      */
+    /**
+     * The endpoints that would receive credentials in clear: plain {@code http} to a host that is
+     * not a loopback address ({@code localhost} or a literal loopback IP; other names are not
+     * resolved and count as remote). Empty when TLS is on or no credentials are set.
+     */
+    static List<String> credentialsInClear(EtcdLockOptions o) {
+        if (o.user().isEmpty() || o.tls()) {
+            return List.of();
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (String uri : o.endpointUris()) {
+            String host = java.net.URI.create(uri).getHost();
+            if (host == null || !isLoopback(host)) {
+                out.add(uri);
+            }
+        }
+        return out;
+    }
+
+    private static boolean isLoopback(String host) {
+        if (host.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (!literal.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
+            return false; // a name: not resolved here
+        }
+        try {
+            return java.net.InetAddress.getByName(literal).isLoopbackAddress(); // a literal: no lookup
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
     private static void warnIfGrpcFramesAreLogged() {
         boolean slf4j = LoggerFactory.getLogger(GRPC_FRAME_LOGGER).isDebugEnabled();
         boolean jul = java.util.logging.Logger.getLogger(GRPC_FRAME_LOGGER).isLoggable(java.util.logging.Level.FINE);
@@ -151,6 +185,14 @@ public final class EtcdLockProvider implements LockProvider {
             cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));
             cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
             warnIfGrpcFramesAreLogged();
+            List<String> clear = credentialsInClear(o);
+            if (!clear.isEmpty()) {
+                LoggerFactory.getLogger(EtcdLockProvider.class)
+                        .warn(
+                                "distlock.etcd.credentials_in_clear endpoints={}: the etcd user and password go to"
+                                        + " these endpoints without TLS; use https endpoints (trustCertificate)",
+                                clear);
+            }
         }
         if (o.trustCertificate().isPresent() || o.clientCertificate().isPresent()) {
             try {

@@ -77,6 +77,25 @@ class EtcdLockOptionsTest {
     }
 
     @Test
+    void credentialsInClear_onlyPlainHttpToRemoteHostsWithCredentials() {
+        EtcdLockOptions remote = EtcdLockOptions.builder()
+                .endpoints("etcd-1.example:2379", "127.0.0.1:2379", "[::1]:2379", "localhost:2379", "10.0.0.7:2379")
+                .credentials("app", "secret")
+                .build();
+        assertThat(EtcdLockProvider.credentialsInClear(remote))
+                .containsExactly("http://etcd-1.example:2379", "http://10.0.0.7:2379");
+        // no credentials, or TLS: nothing to warn about
+        assertThat(EtcdLockProvider.credentialsInClear(
+                        remote.mutate().credentials(null, null).build()))
+                .isEmpty();
+        assertThat(EtcdLockProvider.credentialsInClear(EtcdLockOptions.builder()
+                        .endpoints("https://etcd-1.example:2379")
+                        .credentials("app", "secret")
+                        .build()))
+                .isEmpty();
+    }
+
+    @Test
     void keyPrefix_withoutSlashesOrWithWildcards_rejected() {
         assertThatThrownBy(() -> EtcdLockOptions.builder().keyPrefix("locks"))
                 .isInstanceOf(IllegalArgumentException.class)
