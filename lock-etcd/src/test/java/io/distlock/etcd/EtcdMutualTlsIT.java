@@ -2,7 +2,6 @@ package io.distlock.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockProvider;
@@ -13,9 +12,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,23 +62,7 @@ class EtcdMutualTlsIT {
     void clientCertificate_locksExcludesAndHandsOffOverTheSharedWatchStream() throws Exception {
         try (EtcdLockProvider a = provider(true);
                 EtcdLockProvider b = provider(true)) {
-            Lease held = a.lock("mtls").tryAcquire().orElseThrow();
-            assertThat(b.lock("mtls").tryAcquire()).isEmpty();
-            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return b.lock("mtls").tryAcquire(Duration.ofSeconds(20));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return Optional.empty();
-                }
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> b.sharedWatchesSetUp() >= 1);
-            assertThat(waiter).isNotDone();
-            assertThat(held.release()).isTrue();
-            Lease next = waiter.get(20, TimeUnit.SECONDS).orElseThrow();
-            assertThat(next.fencingToken().getAsLong())
-                    .isGreaterThan(held.fencingToken().getAsLong());
-            assertThat(next.release()).isTrue();
+            EtcdSecurityIT.assertHandOffOnSharedWatchStream(a, b, "mtls");
         }
     }
 

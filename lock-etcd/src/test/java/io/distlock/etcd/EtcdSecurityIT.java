@@ -174,12 +174,19 @@ class EtcdSecurityIT {
      */
     @Test
     void lockUser_overTls_waiterHandOffOnSharedWatchStream() throws Exception {
-        EtcdLockProvider a = lockUser();
-        EtcdLockProvider b = lockUser();
-        Lease held = a.lock("tls-wait").tryAcquire().orElseThrow();
+        assertHandOffOnSharedWatchStream(lockUser(), lockUser(), "tls-wait");
+    }
+
+    /**
+     * {@code a} holds {@code name}, {@code b} waits for it on its shared watch stream (one stream,
+     * a watch set up on it) and takes it when {@code a} releases, with a larger token.
+     */
+    static void assertHandOffOnSharedWatchStream(EtcdLockProvider a, EtcdLockProvider b, String name) throws Exception {
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        assertThat(b.lock(name).tryAcquire()).isEmpty();
         CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
             try {
-                return b.lock("tls-wait").tryAcquire(Duration.ofSeconds(20));
+                return b.lock(name).tryAcquire(Duration.ofSeconds(20));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Optional.empty();
