@@ -159,12 +159,9 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
         DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis((int) o.connectTimeout().toMillis())
                 .socketTimeoutMillis((int) o.socketTimeout().toMillis())
-                .ssl(o.tls())
                 .clientName(dataNode ? "distlock" : "distlock-sentinel");
         if (o.tls()) {
-            b.sslSocketFactory(Tls.socketFactory(
-                            o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null)))
-                    .sslParameters(Tls.verifyingHostName());
+            Tls.enable(b, o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null));
         }
         if (dataNode) {
             o.username().ifPresent(b::user);
