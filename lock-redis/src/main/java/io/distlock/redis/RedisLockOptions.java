@@ -1,7 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.LockOptions;
-import java.nio.file.Files;
+import io.distlock.redis.internal.ConnectionChecks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -317,20 +317,11 @@ public final class RedisLockOptions {
                 throw new IllegalArgumentException("keyPrefix must be 1 to " + MAX_KEY_PREFIX_LENGTH
                         + " characters long (was " + keyPrefix.length() + ")");
             }
-            for (int i = 0; i < keyPrefix.length(); i++) {
-                char c = keyPrefix.charAt(i);
-                boolean ok = (c >= 'a' && c <= 'z')
-                        || (c >= 'A' && c <= 'Z')
-                        || (c >= '0' && c <= '9')
-                        || c == '_'
-                        || c == '-'
-                        || c == '.'
-                        || c == ':';
-                if (!ok) {
-                    throw new IllegalArgumentException(String.format(
-                            "keyPrefix may contain only A-Z, a-z, 0-9, '_', '-', '.' and ':' (found U+%04X at index %d)",
-                            (int) c, i));
-                }
+            int bad = ConnectionChecks.invalidKeyPrefixCharAt(keyPrefix);
+            if (bad >= 0) {
+                throw new IllegalArgumentException(String.format(
+                        "keyPrefix may contain only A-Z, a-z, 0-9, '_', '-', '.' and ':' (found U+%04X at index %d)",
+                        (int) keyPrefix.charAt(bad), bad));
             }
             if (keyPrefix.startsWith(":") || keyPrefix.endsWith(":")) {
                 throw new IllegalArgumentException(
@@ -419,10 +410,7 @@ public final class RedisLockOptions {
          * @throws IllegalArgumentException if the file is not readable
          */
         public Builder tlsCaFile(Path tlsCaFile) {
-            if (tlsCaFile != null && !Files.isReadable(tlsCaFile)) {
-                throw new IllegalArgumentException("tlsCaFile must be a readable file (was '" + tlsCaFile + "')");
-            }
-            this.tlsCaFile = tlsCaFile;
+            this.tlsCaFile = ConnectionChecks.readableTlsCaFile(tlsCaFile);
             return this;
         }
 
@@ -437,10 +425,7 @@ public final class RedisLockOptions {
 
         /** @throws IllegalArgumentException if negative */
         public Builder database(int database) {
-            if (database < 0) {
-                throw new IllegalArgumentException("database must not be negative (was " + database + ")");
-            }
-            this.database = database;
+            this.database = ConnectionChecks.database(database);
             return this;
         }
 
@@ -473,14 +458,7 @@ public final class RedisLockOptions {
          *     would time out the socket first)
          */
         public RedisLockOptions build() {
-            if (!tls && (tlsCaFile != null || sslSocketFactory != null)) {
-                throw new IllegalArgumentException(
-                        "tlsCaFile and sslSocketFactory require tls=true (use rediss:// or tls(true))");
-            }
-            if (tlsCaFile != null && sslSocketFactory != null) {
-                throw new IllegalArgumentException(
-                        "set either tlsCaFile or sslSocketFactory, not both (the factory decides what it trusts)");
-            }
+            ConnectionChecks.checkTlsMaterial(tls, tlsCaFile, sslSocketFactory, "use rediss:// or tls(true)");
             if (requiredReplicas > 0 && replicaAckTimeout.compareTo(socketTimeout) >= 0) {
                 throw new IllegalArgumentException("replicaAckTimeout " + replicaAckTimeout
                         + " must be shorter than socketTimeout " + socketTimeout + " when requiredReplicas > 0");

@@ -5,6 +5,7 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.redis.internal.ConnectionChecks;
 import io.distlock.redlock.internal.NodeAddress;
 import io.distlock.redlock.internal.RedlockDriver;
 import io.distlock.spi.LockEngine;
@@ -205,7 +206,7 @@ public final class RedlockLockProvider implements LockProvider {
 
         /** Adds a node that authenticates with the provider-wide {@link RedlockOptions#username()}/{@link RedlockOptions#password()}. */
         public Builder node(String host, int port) {
-            nodes.add(NodeAddress.of(hostAndPort(host, port)));
+            nodes.add(NodeAddress.of(ConnectionChecks.hostAndPort(host, port)));
             return this;
         }
 
@@ -222,19 +223,8 @@ public final class RedlockLockProvider implements LockProvider {
          * @param password the password for this node; not null
          */
         public Builder node(String host, int port, String username, String password) {
-            nodes.add(NodeAddress.withCredentials(hostAndPort(host, port), username, password));
+            nodes.add(NodeAddress.withCredentials(ConnectionChecks.hostAndPort(host, port), username, password));
             return this;
-        }
-
-        private static HostAndPort hostAndPort(String host, int port) {
-            Objects.requireNonNull(host, "host must not be null");
-            if (host.isBlank()) {
-                throw new IllegalArgumentException("host must not be blank");
-            }
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("port must be between 1 and 65535 (was " + port + ")");
-            }
-            return new HostAndPort(host, port);
         }
 
         /** Adds nodes given as {@code host:port} ({@code [v6addr]:port} for IPv6). */
@@ -273,7 +263,7 @@ public final class RedlockLockProvider implements LockProvider {
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("port must be a number (was '" + hp + "')");
             }
-            return hostAndPort(host, port);
+            return ConnectionChecks.hostAndPort(host, port);
         }
 
         public Builder options(RedlockOptions options) {

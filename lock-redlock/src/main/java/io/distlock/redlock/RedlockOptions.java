@@ -1,7 +1,7 @@
 package io.distlock.redlock;
 
 import io.distlock.LockOptions;
-import java.nio.file.Files;
+import io.distlock.redis.internal.ConnectionChecks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -251,10 +251,7 @@ public final class RedlockOptions {
          * @throws IllegalArgumentException if the file is not readable
          */
         public Builder tlsCaFile(Path tlsCaFile) {
-            if (tlsCaFile != null && !Files.isReadable(tlsCaFile)) {
-                throw new IllegalArgumentException("tlsCaFile must be a readable file (was '" + tlsCaFile + "')");
-            }
-            this.tlsCaFile = tlsCaFile;
+            this.tlsCaFile = ConnectionChecks.readableTlsCaFile(tlsCaFile);
             return this;
         }
 
@@ -304,19 +301,9 @@ public final class RedlockOptions {
                 throw new IllegalArgumentException("keyPrefix must have 1 to " + MAX_KEY_PREFIX_LENGTH
                         + " characters (was " + keyPrefix.length() + ")");
             }
-            for (int i = 0; i < keyPrefix.length(); i++) {
-                char c = keyPrefix.charAt(i);
-                boolean ok = (c >= 'a' && c <= 'z')
-                        || (c >= 'A' && c <= 'Z')
-                        || (c >= '0' && c <= '9')
-                        || c == '-'
-                        || c == '_'
-                        || c == '.'
-                        || c == ':';
-                if (!ok) {
-                    throw new IllegalArgumentException(
-                            "keyPrefix may contain only letters, digits and - _ . : (was '" + keyPrefix + "')");
-                }
+            if (ConnectionChecks.invalidKeyPrefixCharAt(keyPrefix) >= 0) {
+                throw new IllegalArgumentException(
+                        "keyPrefix may contain only letters, digits and - _ . : (was '" + keyPrefix + "')");
             }
             this.keyPrefix = keyPrefix;
             return this;
@@ -356,10 +343,7 @@ public final class RedlockOptions {
         }
 
         public Builder database(int database) {
-            if (database < 0) {
-                throw new IllegalArgumentException("database must not be negative (was " + database + ")");
-            }
-            this.database = database;
+            this.database = ConnectionChecks.database(database);
             return this;
         }
 
@@ -368,14 +352,7 @@ public final class RedlockOptions {
          *     (a round must leave most of the lease as validity)
          */
         public RedlockOptions build() {
-            if (!tls && (tlsCaFile != null || sslSocketFactory != null)) {
-                throw new IllegalArgumentException(
-                        "tlsCaFile and sslSocketFactory require tls=true (use redlocks:// or tls(true))");
-            }
-            if (tlsCaFile != null && sslSocketFactory != null) {
-                throw new IllegalArgumentException(
-                        "set either tlsCaFile or sslSocketFactory, not both (the factory decides what it trusts)");
-            }
+            ConnectionChecks.checkTlsMaterial(tls, tlsCaFile, sslSocketFactory, "use redlocks:// or tls(true)");
             Duration lease = lockOptions.leaseTime();
             if (nodeTimeout.multipliedBy(2).compareTo(lease) >= 0) {
                 throw new IllegalArgumentException("nodeTimeout must be below half the leaseTime (nodeTimeout "

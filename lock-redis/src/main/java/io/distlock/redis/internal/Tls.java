@@ -14,6 +14,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
+import redis.clients.jedis.DefaultJedisClientConfig;
 
 /**
  * TLS settings shared by lock-redis and lock-redlock: a socket factory that trusts the CA
@@ -68,6 +69,18 @@ public final class Tls {
             throw new IllegalArgumentException(
                     "tlsCaFile '" + caFile + "' must be a readable PEM file of CA certificates: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Switches {@code config} to TLS with the socket factory {@link #socketFactory(SSLSocketFactory,
+     * Path) socketFactory(given, caFile)} and {@linkplain #verifyingHostName() host-name
+     * verification}.
+     *
+     * @throws IllegalArgumentException if {@code caFile} cannot be read or holds no certificate
+     */
+    public static DefaultJedisClientConfig.Builder enable(
+            DefaultJedisClientConfig.Builder config, SSLSocketFactory given, Path caFile) {
+        return config.ssl(true).sslSocketFactory(socketFactory(given, caFile)).sslParameters(verifyingHostName());
     }
 
     /**

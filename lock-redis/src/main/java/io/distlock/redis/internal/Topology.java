@@ -44,7 +44,7 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
     }
 
     public static Topology standalone(String host, int port) {
-        return new Topology(Kind.STANDALONE, List.of(node(host, port)), null);
+        return new Topology(Kind.STANDALONE, List.of(ConnectionChecks.hostAndPort(host, port)), null);
     }
 
     public static Topology sentinel(String masterName, List<String> sentinels) {
@@ -53,17 +53,6 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
 
     public static Topology cluster(List<String> nodes) {
         return new Topology(Kind.CLUSTER, parseAll("cluster nodes", nodes), null);
-    }
-
-    static HostAndPort node(String host, int port) {
-        Objects.requireNonNull(host, "host must not be null");
-        if (host.isBlank()) {
-            throw new IllegalArgumentException("host must not be blank");
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port must be between 1 and 65535 (was " + port + ")");
-        }
-        return new HostAndPort(host, port);
     }
 
     private static List<HostAndPort> parseAll(String what, List<String> hostPorts) {
@@ -96,7 +85,7 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
             port = s.substring(colon + 1);
         }
         try {
-            return node(host, Integer.parseInt(port));
+            return ConnectionChecks.hostAndPort(host, Integer.parseInt(port));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("port must be a number (was '" + port + "' in '" + hostPort + "')");
         }
@@ -170,12 +159,9 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
         DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis((int) o.connectTimeout().toMillis())
                 .socketTimeoutMillis((int) o.socketTimeout().toMillis())
-                .ssl(o.tls())
                 .clientName(dataNode ? "distlock" : "distlock-sentinel");
         if (o.tls()) {
-            b.sslSocketFactory(Tls.socketFactory(
-                            o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null)))
-                    .sslParameters(Tls.verifyingHostName());
+            Tls.enable(b, o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null));
         }
         if (dataNode) {
             o.username().ifPresent(b::user);

@@ -101,11 +101,10 @@ final class Node implements AutoCloseable {
                 .socketTimeoutMillis(millis(options.socketTimeout()))
                 .clientName("distlock");
         if (options.tls()) {
-            config.ssl(true)
-                    .sslSocketFactory(Tls.socketFactory(
-                            options.sslSocketFactory().orElse(null),
-                            options.tlsCaFile().orElse(null)))
-                    .sslParameters(Tls.verifyingHostName());
+            Tls.enable(
+                    config,
+                    options.sslSocketFactory().orElse(null),
+                    options.tlsCaFile().orElse(null));
         }
         if (node.ownCredentials()) {
             if (node.username() != null) {
