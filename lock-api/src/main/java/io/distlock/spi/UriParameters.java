@@ -60,6 +60,19 @@ public final class UriParameters {
         return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Percent-decodes the user info or the path of a provider URI (raw, as {@link URI#getRawUserInfo()}
+     * gives it) as RFC 3986 defines it: {@code %XX} sequences become UTF-8 characters and a {@code +}
+     * stays a plus. ({@link URLDecoder} decodes HTML form data, where {@code +} is a space: a password
+     * {@code p+w} would have become {@code "p w"}.) Query parameter values are form-decoded ({@code +}
+     * is a space there; write a plus as {@code %2B}).
+     *
+     * @throws IllegalArgumentException if a {@code %} is not followed by two hex digits
+     */
+    public static String decodeComponent(String raw) {
+        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
     /** {@code uri} as a string with any password replaced by {@code ****}. */
     public static String redact(URI uri) {
         return redact(uri.toString());

@@ -4,8 +4,6 @@ import io.distlock.LockProvider;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +53,8 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
             String info = authority.substring(0, at);
             authority = authority.substring(at + 1);
             int colon = info.indexOf(':');
-            user = decode(colon < 0 ? info : info.substring(0, colon));
-            password = colon < 0 ? null : decode(info.substring(colon + 1));
+            user = UriParameters.decodeComponent(colon < 0 ? info : info.substring(0, colon));
+            password = colon < 0 ? null : UriParameters.decodeComponent(info.substring(colon + 1));
         }
         if (authority.isEmpty()) {
             throw params.error("etcd URI needs host:port[,host:port...] after the user info");
@@ -85,7 +83,7 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
             }
             String prefix = params.string("keyPrefix", null);
             if (prefix == null && uri.getRawPath() != null && uri.getRawPath().length() > 1) {
-                prefix = decode(uri.getRawPath());
+                prefix = UriParameters.decodeComponent(uri.getRawPath());
                 if (!prefix.endsWith("/")) {
                     prefix = prefix + "/";
                 }
@@ -116,9 +114,5 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
                 .etcdOptions(b.build())
                 .options(lockOptions)
                 .build();
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 }

@@ -38,6 +38,15 @@ class EtcdLockProviderFactoryTest {
     }
 
     @Test
+    void open_plusInUserInfo_staysAPlus() {
+        try (LockProvider p = LockProviders.open(URI.create("etcd://b+b:p+w@127.0.0.1:1"))) {
+            EtcdLockProvider e = (EtcdLockProvider) p;
+            assertThat(e.etcdOptions().user()).contains("b+b");
+            assertThat(e.etcdOptions().password()).contains("p+w");
+        }
+    }
+
+    @Test
     void open_userInfo_setsCredentialsAndKeepsPasswordOutOfToString() {
         try (LockProvider p = LockProviders.open(URI.create("etcd://bob:hunter2@127.0.0.1:1"))) {
             EtcdLockProvider e = (EtcdLockProvider) p;

@@ -18,6 +18,13 @@ class RedisUrisTest {
     }
 
     @Test
+    void parse_plusInUserInfo_staysAPlus() {
+        RedisLockOptions o = parse("redis://a+b:p+w%2Bx@127.0.0.1:6380").options();
+        assertThat(o.username()).contains("a+b");
+        assertThat(o.password()).contains("p+w+x");
+    }
+
+    @Test
     void parse_standaloneWithCredentialsDbAndParams_readsAll() {
         RedisUris.Parsed p = parse("redis://app:p%40ss@127.0.0.1:6380/3?leaseTime=5s&keyPrefix=svc&poolSize=2"
                 + "&connectTimeout=100ms&socketTimeout=1s&requiredReplicas=1&replicaAckTimeout=50ms"

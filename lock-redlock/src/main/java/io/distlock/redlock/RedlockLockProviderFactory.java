@@ -6,8 +6,6 @@ import io.distlock.LockProvider;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +52,7 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
             String userInfo = authority.substring(0, at);
             authority = authority.substring(at + 1);
             int colon = userInfo.indexOf(':');
-            String user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+            String user = UriParameters.decodeComponent(colon < 0 ? userInfo : userInfo.substring(0, colon));
             if (colon < 0) {
                 if (!user.isEmpty()) {
                     b.password(user); // redis://password@host, as Redis URIs allow
@@ -63,7 +61,7 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
                 if (!user.isEmpty()) {
                     b.username(user);
                 }
-                b.password(decode(userInfo.substring(colon + 1)));
+                b.password(UriParameters.decodeComponent(userInfo.substring(colon + 1)));
             }
         }
         if (authority.isEmpty()) {
@@ -152,9 +150,5 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
         } catch (IllegalArgumentException e) {
             throw new LockConfigurationException(e.getMessage() + " in " + redacted, "redlock", e);
         }
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 }

@@ -31,6 +31,13 @@ class RedlockUrisTest {
     }
 
     @Test
+    void open_plusInPassword_staysAPlus() {
+        try (LockProvider p = LockProviders.open(URI.create("redlock://app:p+w@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
+            assertThat(((RedlockLockProvider) p).options().password()).contains("p+w");
+        }
+    }
+
+    @Test
     void open_credentials_areUsedButNeverShown() {
         try (LockProvider p =
                 LockProviders.open(URI.create("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {

@@ -8,7 +8,6 @@ import io.distlock.mysql.MySqlLockProvider;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,8 +69,8 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
         String info = uri.getRawUserInfo();
         if (info != null) {
             int colon = info.indexOf(':');
-            user = decode(colon < 0 ? info : info.substring(0, colon));
-            password = colon < 0 ? null : decode(info.substring(colon + 1));
+            user = UriParameters.decodeComponent(colon < 0 ? info : info.substring(0, colon));
+            password = colon < 0 ? null : UriParameters.decodeComponent(info.substring(colon + 1));
         }
         LockOptions lockOptions = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
         MySqlLockOptions.Builder b = MySqlLockOptions.builder().lockOptions(lockOptions);
@@ -139,9 +138,5 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
 
     private static String encode(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 }

@@ -4,8 +4,6 @@ import io.distlock.LockConfigurationException;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,8 +51,8 @@ public final class RedisUris {
         try {
             if (userInfo != null && !userInfo.isEmpty()) {
                 int colon = userInfo.indexOf(':');
-                String user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
-                String password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
+                String user = UriParameters.decodeComponent(colon < 0 ? userInfo : userInfo.substring(0, colon));
+                String password = colon < 0 ? null : UriParameters.decodeComponent(userInfo.substring(colon + 1));
                 if (colon < 0) {
                     // redis://secret@host: a lone userinfo is the password (as in redis-cli)
                     password = user;
@@ -93,7 +91,7 @@ public final class RedisUris {
                         throw new IllegalArgumentException(
                                 "the master name is missing (" + scheme + "://h:p,h:p/masterName)");
                     }
-                    topology = Topology.sentinel(decode(path.substring(1)), hosts);
+                    topology = Topology.sentinel(UriParameters.decodeComponent(path.substring(1)), hosts);
                     b.tls(scheme.equals("rediss-sentinel"));
                     break;
                 case "redis-cluster":
@@ -172,9 +170,5 @@ public final class RedisUris {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("the path must be a database number (was '" + s + "')");
         }
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 }
