@@ -61,7 +61,10 @@ public final class RedlockLockProviderFactory implements LockProviderFactory {
                 if (!user.isEmpty()) {
                     b.username(user);
                 }
-                b.password(UriParameters.decodeComponent(userInfo.substring(colon + 1)));
+                String password = UriParameters.decodeComponent(userInfo.substring(colon + 1));
+                if (!password.isEmpty()) {
+                    b.password(password); // redlock://user:@host: no password, as for redis://
+                }
             }
         }
         if (authority.isEmpty()) {

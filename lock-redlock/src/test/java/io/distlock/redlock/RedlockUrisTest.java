@@ -31,6 +31,14 @@ class RedlockUrisTest {
     }
 
     @Test
+    void open_emptyPassword_meansNoPasswordAsForRedis() {
+        try (LockProvider p = LockProviders.open(URI.create("redlock://app:@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
+            assertThat(((RedlockLockProvider) p).options().username()).contains("app");
+            assertThat(((RedlockLockProvider) p).options().password()).isEmpty();
+        }
+    }
+
+    @Test
     void open_plusInPassword_staysAPlus() {
         try (LockProvider p = LockProviders.open(URI.create("redlock://app:p+w@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
             assertThat(((RedlockLockProvider) p).options().password()).contains("p+w");
