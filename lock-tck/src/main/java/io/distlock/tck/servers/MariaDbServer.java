@@ -24,7 +24,10 @@ import java.util.Map;
  * }</pre>
  *
  * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off unless {@link Builder#tls}
- * offers it.
+ * offers it. The readiness check, the setup and {@link #executeAsRoot} use JDBC with {@code
+ * jdbc:mysql:} URLs too, so starting a server needs {@code com.mysql:mysql-connector-j} on the class
+ * path; lock-tck declares it optional, and without it {@link #start()} fails at once with a {@link
+ * ServerStartException} naming the artifact.
  */
 public final class MariaDbServer extends DelegatingTestServer {
     /** The test database. */
@@ -33,6 +36,7 @@ public final class MariaDbServer extends DelegatingTestServer {
     public static final String USER = "distlock";
 
     private static final String PASSWORD = "distlock-test-pw";
+    private static final String MYSQL_DRIVER_ARTIFACT = "com.mysql:mysql-connector-j";
 
     private MariaDbServer(ServerProcess delegate) {
         super(delegate);
@@ -82,6 +86,7 @@ public final class MariaDbServer extends DelegatingTestServer {
     }
 
     private static MariaDbServer start(boolean durable, TestCertificates tls) {
+        requireMySqlDriver();
         Path mariadbd = Binaries.require("mariadb-server", "mariadbd", "/usr/sbin/mariadbd");
         Path installDb = Binaries.require("mariadb-server", "mariadb-install-db", "/usr/bin/mariadb-install-db");
         boolean root = "root".equals(System.getProperty("user.name"));
@@ -156,6 +161,18 @@ public final class MariaDbServer extends DelegatingTestServer {
                 },
                 Duration.ofSeconds(60),
                 Map.of())));
+    }
+
+    /** The probes below need a JDBC driver for {@code jdbc:mysql:} URLs; fail early, naming it. */
+    private static void requireMySqlDriver() {
+        try {
+            DriverManager.getDriver(rootUrl(3306));
+        } catch (SQLException e) {
+            ServerStartException missing = OptionalDependency.missing(
+                    MYSQL_DRIVER_ARTIFACT, "MariaDbServer (a JDBC driver for jdbc:mysql: URLs)");
+            missing.addSuppressed(e);
+            throw missing;
+        }
     }
 
     private static String rootUrl(int port) {
