@@ -1,5 +1,6 @@
 package io.distlock.tck.servers;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,10 +25,11 @@ import java.util.Map;
  * }</pre>
  *
  * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off unless {@link Builder#tls}
- * offers it. The readiness check, the setup and {@link #executeAsRoot} use JDBC with {@code
- * jdbc:mysql:} URLs too, so starting a server needs {@code com.mysql:mysql-connector-j} on the class
- * path; lock-tck declares it optional, and without it {@link #start()} fails at once with a {@link
- * ServerStartException} naming the artifact.
+ * offers it. {@code com.mysql:mysql-connector-j} is optional in lock-tck: with it on the class path
+ * the server is ready when {@code SELECT 1} answers and the database and user are created over JDBC;
+ * without it (a backend tested with another client) the server runs the same statements from an
+ * {@code --init-file} and is ready when it greets a connection, and {@link #connect()} and {@link
+ * #executeAsRoot} throw an {@link SQLException} naming the artifact.
  */
 public final class MariaDbServer extends DelegatingTestServer {
     /** The test database. */
@@ -37,6 +39,14 @@ public final class MariaDbServer extends DelegatingTestServer {
 
     private static final String PASSWORD = "distlock-test-pw";
     private static final String MYSQL_DRIVER_ARTIFACT = "com.mysql:mysql-connector-j";
+    private static final String INIT_FILE = "init.sql";
+    /** Run as root once the server is up: over JDBC, or from the init file without a driver. */
+    private static final List<String> SETUP = List.of(
+            "CREATE DATABASE IF NOT EXISTS " + DATABASE,
+            "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "'",
+            "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%'",
+            // connection killing (expireLease hooks) and server status for tests
+            "GRANT PROCESS, CONNECTION ADMIN ON *.* TO '" + USER + "'@'%'");
 
     private MariaDbServer(ServerProcess delegate) {
         super(delegate);
@@ -86,7 +96,7 @@ public final class MariaDbServer extends DelegatingTestServer {
     }
 
     private static MariaDbServer start(boolean durable, TestCertificates tls) {
-        requireMySqlDriver();
+        boolean jdbc = hasMySqlDriver();
         Path mariadbd = Binaries.require("mariadb-server", "mariadbd", "/usr/sbin/mariadbd");
         Path installDb = Binaries.require("mariadb-server", "mariadb-install-db", "/usr/bin/mariadb-install-db");
         boolean root = "root".equals(System.getProperty("user.name"));
@@ -119,9 +129,15 @@ public final class MariaDbServer extends DelegatingTestServer {
                         c.add("--ssl-key=" + tls.serverKey());
                         c.add("--ssl-ca=" + tls.caCertificate());
                     }
+                    if (!jdbc) {
+                        c.add("--init-file=" + s.dir().resolve(INIT_FILE));
+                    }
                     return c;
                 },
                 s -> {
+                    if (!jdbc) {
+                        return Probes.mysqlGreets(s.host(), s.port());
+                    }
                     try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
                             Statement st = c.createStatement()) {
                         return st.execute("SELECT 1");
@@ -148,31 +164,41 @@ public final class MariaDbServer extends DelegatingTestServer {
                         throw new ServerStartException("mariadb-install-db failed: "
                                 + SupervisedProcess.tail(s.dir().resolve("install-db.log"), 3000));
                     }
-                },
-                s -> {
-                    try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
-                            Statement st = c.createStatement()) {
-                        st.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
-                        st.execute("CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "'");
-                        st.execute("GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%'");
-                        // connection killing (expireLease hooks) and server status for tests
-                        st.execute("GRANT PROCESS, CONNECTION ADMIN ON *.* TO '" + USER + "'@'%'");
+                    if (!jdbc) {
+                        Files.writeString(s.dir().resolve(INIT_FILE), String.join(";\n", SETUP) + ";\n");
                     }
                 },
+                jdbc
+                        ? s -> {
+                            try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
+                                    Statement st = c.createStatement()) {
+                                for (String sql : SETUP) {
+                                    st.execute(sql);
+                                }
+                            }
+                        }
+                        : null,
                 Duration.ofSeconds(60),
                 Map.of())));
     }
 
-    /** The probes below need a JDBC driver for {@code jdbc:mysql:} URLs; fail early, naming it. */
-    private static void requireMySqlDriver() {
+    /** Whether a JDBC driver accepts {@code jdbc:mysql:} URLs (MySQL Connector/J, optional in lock-tck). */
+    private static boolean hasMySqlDriver() {
         try {
             DriverManager.getDriver(rootUrl(3306));
+            return true;
         } catch (SQLException e) {
-            ServerStartException missing = OptionalDependency.missing(
-                    MYSQL_DRIVER_ARTIFACT, "MariaDbServer (a JDBC driver for jdbc:mysql: URLs)");
-            missing.addSuppressed(e);
-            throw missing;
+            return false;
         }
+    }
+
+    private static Connection connect(String url, String user, String password) throws SQLException {
+        if (!hasMySqlDriver()) {
+            throw new SQLException(OptionalDependency.missing(
+                            MYSQL_DRIVER_ARTIFACT, "MariaDbServer's JDBC access (a driver for jdbc:mysql: URLs)")
+                    .getMessage());
+        }
+        return DriverManager.getConnection(url, user, password);
     }
 
     private static String rootUrl(int port) {
@@ -210,7 +236,7 @@ public final class MariaDbServer extends DelegatingTestServer {
      * #user()}.
      */
     public void executeAsRoot(String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection(rootUrl(port()), "root", "");
+        try (Connection c = connect(rootUrl(port()), "root", "");
                 Statement st = c.createStatement()) {
             for (String sql : statements) {
                 st.execute(sql);
@@ -220,6 +246,6 @@ public final class MariaDbServer extends DelegatingTestServer {
 
     /** A new connection as {@link #user()}. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        return connect(jdbcUrl(), USER, PASSWORD);
     }
 }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * A TCK user's class path: lock-tck declares Testcontainers and MySQL Connector/J optional, so a
  * backend module that depends on lock-tck does not get them. This runs {@link
  * WithoutOptionalDependenciesMain} in a child JVM on this module's test class path without those jars
- * and checks that the TCK and the local launchers work, and that docker mode and MariaDbServer fail
- * with a message naming the artifact to add. (That the artifacts stay optional in the pom is checked by
+ * and checks that the TCK and the local launchers (MariaDB too) work, and that docker mode and
+ * MariaDbServer's JDBC access fail with a message naming the artifact to add. (That the artifacts stay optional in the pom is checked by
  * lock-zookeeper's enforcer rule, which bans them there.)
  */
 class WithoutOptionalDependenciesIT {
@@ -121,6 +121,7 @@ class WithoutOptionalDependenciesIT {
                 .containsEntry("local.redis", "PONG")
                 .containsEntry("local.etcd", "v")
                 .containsEntry("local.zookeeper", "true");
+        assertThat(results.get("local.mariadb")).isNotNull();
     }
 
     @Test
@@ -138,7 +139,12 @@ class WithoutOptionalDependenciesIT {
     }
 
     @Test
-    void mariaDb_withoutMySqlDriver_failsNamingTheArtifact() {
-        assertThat(results.get("mariadb")).startsWith("ServerStartException").contains("com.mysql:mysql-connector-j");
+    void mariaDb_withoutMySqlDriver_startsWithItsDatabaseAndUser() {
+        assertThat(results).containsEntry("local.mariadb", MariaDbServer.USER + "@%");
+    }
+
+    @Test
+    void mariaDbJdbcAccess_withoutMySqlDriver_failsNamingTheArtifact() {
+        assertThat(results.get("mariadb.connect")).startsWith("SQLException").contains("com.mysql:mysql-connector-j");
     }
 }
