@@ -147,4 +147,13 @@ class WithoutOptionalDependenciesIT {
     void mariaDbJdbcAccess_withoutMySqlDriver_failsNamingTheArtifact() {
         assertThat(results.get("mariadb.connect")).startsWith("SQLException").contains("com.mysql:mysql-connector-j");
     }
+
+    @Test
+    void childJvmWrite_withoutMySqlDriver_failsNamingTheArtifact() {
+        assertThat(results.get("child.write"))
+                .startsWith("IllegalStateException")
+                .contains("no JDBC driver for jdbc:mysql: URLs")
+                .contains("com.mysql:mysql-connector-j")
+                .doesNotContain(MariaDbServer.DATABASE);
+    }
 }

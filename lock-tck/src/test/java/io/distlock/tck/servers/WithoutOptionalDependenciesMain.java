@@ -3,11 +3,13 @@ package io.distlock.tck.servers;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import io.distlock.tck.LockProviderTck;
+import io.distlock.tck.faults.ChildJvmLockClient;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -94,6 +96,11 @@ public final class WithoutOptionalDependenciesMain {
                     "local.mariadb",
                     new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim());
             report("mariadb.connect", failure(() -> db.connect().close()));
+            // a guarded write from a lock client in a child JVM (this class path: no driver either)
+            try (ChildJvmLockClient holder = ChildJvmLockClient.start("mem://nodeps?leaseTime=5s")) {
+                holder.acquire("orders", Duration.ofSeconds(5));
+                report("child.write", failure(() -> holder.write(db.jdbcUrl(), db.user(), db.password(), "orders")));
+            }
         }
 
         try (RedisServer redis = RedisServer.start()) {
