@@ -15,7 +15,7 @@ import java.util.Map;
  * A MariaDB 10.11 server with a fresh data directory ({@code mariadb-install-db}) on a free loopback
  * port, a database {@value #DATABASE} and a TCP user {@value #USER} with a password, all privileges
  * on it. Test speed: {@code --innodb-flush-log-at-trx-commit=2 --skip-log-bin}; durable mode flushes
- * at every commit. Ready when {@code SELECT 1} over TCP answers.
+ * at every commit. Ready when {@code SELECT 1} over TCP answers (without a JDBC driver: see below).
  *
  * <pre>{@code
  * try (MariaDbServer db = MariaDbServer.start();
