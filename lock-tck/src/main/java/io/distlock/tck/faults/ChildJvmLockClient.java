@@ -224,7 +224,12 @@ public final class ChildJvmLockClient implements AutoCloseable {
         return command("RELEASE", timeout).equals("RELEASED true");
     }
 
-    /** A guarded write with the child's current fencing token (see {@link LockClientMain}). */
+    /**
+     * A guarded write with the child's current fencing token (see {@link LockClientMain}). The child
+     * needs a JDBC driver for {@code jdbcUrl} on its class path: for {@code jdbc:mysql:} (as {@link
+     * io.distlock.tck.servers.MariaDbServer#jdbcUrl()}) add {@code com.mysql:mysql-connector-j},
+     * which lock-tck declares optional; without one the write fails with a message saying so.
+     */
     public WriteResult write(String jdbcUrl, String user, String password, String resource) {
         return write(jdbcUrl, user, password, resource, DEFAULT_TIMEOUT);
     }

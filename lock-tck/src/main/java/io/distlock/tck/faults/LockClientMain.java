@@ -33,8 +33,9 @@ import java.util.Optional;
  * </pre>
  *
  * Any failure answers {@code ERROR <message>}. WRITE checks the lease's fencing token with {@link
- * JdbcFencingGuard} and inserts a row into {@value #WRITES_TABLE} in the same transaction. The JVM
- * exits when stdin closes (the parent died).
+ * JdbcFencingGuard} and inserts a row into {@value #WRITES_TABLE} in the same transaction; it needs a
+ * JDBC driver for the URL on the child's class path ({@code com.mysql:mysql-connector-j} for {@code
+ * jdbc:mysql:}, optional in lock-tck). The JVM exits when stdin closes (the parent died).
  */
 public final class LockClientMain {
     /** The table WRITE appends to: {@code (id, resource, token, pid)}. */
@@ -126,6 +127,13 @@ public final class LockClientMain {
             return "ERROR no lease with a fencing token";
         }
         long token = lease.fencingToken().getAsLong();
+        try {
+            DriverManager.getDriver(url);
+        } catch (SQLException e) {
+            // not DriverManager's message: it repeats the whole URL
+            return "ERROR no JDBC driver for " + scheme(url) + " URLs on the child's class path"
+                    + " (for jdbc:mysql: add com.mysql:mysql-connector-j, which lock-tck declares optional)";
+        }
         JdbcFencingGuard guard = JdbcFencingGuard.create();
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             guard.createTableIfMissing(c);
@@ -154,6 +162,13 @@ public final class LockClientMain {
                 throw e;
             }
         }
+    }
+
+    /** {@code jdbc:mysql:} of {@code jdbc:mysql://host/db?...}: the URL up to its second colon. */
+    static String scheme(String url) {
+        int first = url.indexOf(':');
+        int second = first < 0 ? -1 : url.indexOf(':', first + 1);
+        return second < 0 ? "malformed" : url.substring(0, second + 1);
     }
 
     private void shutdown() {

@@ -1,5 +1,6 @@
 package io.distlock.tck.servers;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -14,7 +15,7 @@ import java.util.Map;
  * A MariaDB 10.11 server with a fresh data directory ({@code mariadb-install-db}) on a free loopback
  * port, a database {@value #DATABASE} and a TCP user {@value #USER} with a password, all privileges
  * on it. Test speed: {@code --innodb-flush-log-at-trx-commit=2 --skip-log-bin}; durable mode flushes
- * at every commit. Ready when {@code SELECT 1} over TCP answers.
+ * at every commit. Ready when {@code SELECT 1} over TCP answers (without a JDBC driver: see below).
  *
  * <pre>{@code
  * try (MariaDbServer db = MariaDbServer.start();
@@ -24,7 +25,11 @@ import java.util.Map;
  * }</pre>
  *
  * Connect with MySQL Connector/J ({@code jdbc:mysql:}); TLS is off unless {@link Builder#tls}
- * offers it.
+ * offers it. {@code com.mysql:mysql-connector-j} is optional in lock-tck: with it on the class path
+ * the server is ready when {@code SELECT 1} answers and the database and user are created over JDBC;
+ * without it (a backend tested with another client) the server runs the same statements from an
+ * {@code --init-file} and is ready when it greets a connection, and {@link #connect()} and {@link
+ * #executeAsRoot} throw an {@link SQLException} naming the artifact.
  */
 public final class MariaDbServer extends DelegatingTestServer {
     /** The test database. */
@@ -33,6 +38,15 @@ public final class MariaDbServer extends DelegatingTestServer {
     public static final String USER = "distlock";
 
     private static final String PASSWORD = "distlock-test-pw";
+    private static final String MYSQL_DRIVER_ARTIFACT = "com.mysql:mysql-connector-j";
+    private static final String INIT_FILE = "init.sql";
+    /** Run as root once the server is up: over JDBC, or from the init file without a driver. */
+    private static final List<String> SETUP = List.of(
+            "CREATE DATABASE IF NOT EXISTS " + DATABASE,
+            "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "'",
+            "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%'",
+            // connection killing (expireLease hooks) and server status for tests
+            "GRANT PROCESS, CONNECTION ADMIN ON *.* TO '" + USER + "'@'%'");
 
     private MariaDbServer(ServerProcess delegate) {
         super(delegate);
@@ -82,6 +96,7 @@ public final class MariaDbServer extends DelegatingTestServer {
     }
 
     private static MariaDbServer start(boolean durable, TestCertificates tls) {
+        boolean jdbc = hasMySqlDriver();
         Path mariadbd = Binaries.require("mariadb-server", "mariadbd", "/usr/sbin/mariadbd");
         Path installDb = Binaries.require("mariadb-server", "mariadb-install-db", "/usr/bin/mariadb-install-db");
         boolean root = "root".equals(System.getProperty("user.name"));
@@ -114,9 +129,15 @@ public final class MariaDbServer extends DelegatingTestServer {
                         c.add("--ssl-key=" + tls.serverKey());
                         c.add("--ssl-ca=" + tls.caCertificate());
                     }
+                    if (!jdbc) {
+                        c.add("--init-file=" + s.dir().resolve(INIT_FILE));
+                    }
                     return c;
                 },
                 s -> {
+                    if (!jdbc) {
+                        return Probes.mysqlGreets(s.host(), s.port());
+                    }
                     try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
                             Statement st = c.createStatement()) {
                         return st.execute("SELECT 1");
@@ -143,19 +164,41 @@ public final class MariaDbServer extends DelegatingTestServer {
                         throw new ServerStartException("mariadb-install-db failed: "
                                 + SupervisedProcess.tail(s.dir().resolve("install-db.log"), 3000));
                     }
-                },
-                s -> {
-                    try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
-                            Statement st = c.createStatement()) {
-                        st.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
-                        st.execute("CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "'");
-                        st.execute("GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%'");
-                        // connection killing (expireLease hooks) and server status for tests
-                        st.execute("GRANT PROCESS, CONNECTION ADMIN ON *.* TO '" + USER + "'@'%'");
+                    if (!jdbc) {
+                        Files.writeString(s.dir().resolve(INIT_FILE), String.join(";\n", SETUP) + ";\n");
                     }
                 },
+                jdbc
+                        ? s -> {
+                            try (Connection c = DriverManager.getConnection(rootUrl(s.port()), "root", "");
+                                    Statement st = c.createStatement()) {
+                                for (String sql : SETUP) {
+                                    st.execute(sql);
+                                }
+                            }
+                        }
+                        : null,
                 Duration.ofSeconds(60),
                 Map.of())));
+    }
+
+    /** Whether a JDBC driver accepts {@code jdbc:mysql:} URLs (MySQL Connector/J, optional in lock-tck). */
+    private static boolean hasMySqlDriver() {
+        try {
+            DriverManager.getDriver(rootUrl(3306));
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private static Connection connect(String url, String user, String password) throws SQLException {
+        if (!hasMySqlDriver()) {
+            throw new SQLException(OptionalDependency.missing(
+                            MYSQL_DRIVER_ARTIFACT, "MariaDbServer's JDBC access (a driver for jdbc:mysql: URLs)")
+                    .getMessage());
+        }
+        return DriverManager.getConnection(url, user, password);
     }
 
     private static String rootUrl(int port) {
@@ -193,7 +236,7 @@ public final class MariaDbServer extends DelegatingTestServer {
      * #user()}.
      */
     public void executeAsRoot(String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection(rootUrl(port()), "root", "");
+        try (Connection c = connect(rootUrl(port()), "root", "");
                 Statement st = c.createStatement()) {
             for (String sql : statements) {
                 st.execute(sql);
@@ -203,6 +246,6 @@ public final class MariaDbServer extends DelegatingTestServer {
 
     /** A new connection as {@link #user()}. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        return connect(jdbcUrl(), USER, PASSWORD);
     }
 }

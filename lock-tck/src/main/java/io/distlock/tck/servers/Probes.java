@@ -225,6 +225,21 @@ final class Probes {
         }
     }
 
+    /**
+     * Whether a MySQL/MariaDB server greets a new connection with a protocol-10 handshake (without
+     * logging in: no JDBC driver needed). MariaDB sends it only once it accepts connections, after its
+     * {@code --init-file}.
+     */
+    static boolean mysqlGreets(String host, int port) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), IO_TIMEOUT_MILLIS);
+            s.setSoTimeout(IO_TIMEOUT_MILLIS);
+            // packet header: 3-byte little-endian length, sequence id; then the protocol version
+            byte[] head = s.getInputStream().readNBytes(5);
+            return head.length == 5 && head[3] == 0 && head[4] == 10;
+        }
+    }
+
     /** Sends a ZooKeeper four-letter word and returns the answer. */
     static String fourLetter(String host, int port, String word) throws IOException {
         try (Socket s = new Socket()) {

@@ -12,8 +12,14 @@ import java.util.Locale;
  *       ports, for the kinds that support it (Redis standalone and etcd single member); other kinds
  *       still start locally. Images from {@code distlock.image.redis} (default {@value
  *       #DEFAULT_REDIS_IMAGE}) and {@code distlock.image.etcd} (default {@value #DEFAULT_ETCD_IMAGE}).
- *   <li>{@code auto}: docker if a Docker engine answers, else local.
+ *   <li>{@code auto}: docker if Testcontainers is on the class path and a Docker engine answers,
+ *       else local.
  * </ul>
+ *
+ * <p>Docker mode needs {@code org.testcontainers:testcontainers}, which lock-tck declares optional:
+ * without it on the class path, docker mode fails with a {@link ServerStartException} naming the
+ * artifact, and auto mode starts servers locally. Testcontainers classes are loaded only in docker
+ * mode.
  */
 public enum ServerMode {
     LOCAL,
@@ -47,15 +53,20 @@ public enum ServerMode {
         }
     }
 
-    /** Whether servers that can run in containers should, under the configured mode. */
+    /**
+     * Whether servers that can run in containers should, under the configured mode.
+     *
+     * @throws ServerStartException in docker mode without Testcontainers on the class path
+     */
     public static boolean useDocker() {
         switch (configured()) {
             case DOCKER:
+                OptionalDependency.TESTCONTAINERS.require(PROPERTY + "=docker");
                 return true;
             case AUTO:
                 Boolean usable = dockerUsable;
                 if (usable == null) {
-                    usable = DockerServers.isDockerUsable();
+                    usable = OptionalDependency.TESTCONTAINERS.isPresent() && DockerServers.isDockerUsable();
                     dockerUsable = usable;
                 }
                 return usable;

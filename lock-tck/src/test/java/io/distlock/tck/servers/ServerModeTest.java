@@ -44,4 +44,20 @@ class ServerModeTest {
                 .hasMessageContaining("apt-get install etcd-server")
                 .hasMessageContaining("scripts/install-servers.sh");
     }
+
+    @Test
+    void optionalDependency_absent_requireNamesArtifactAndUser() {
+        OptionalDependency absent = new OptionalDependency("org.example:absent", "org.example.absent.Marker");
+        assertThat(absent.isPresent()).isFalse();
+        assertThatThrownBy(() -> absent.require("distlock.servers=docker"))
+                .isInstanceOf(ServerStartException.class)
+                .hasMessageContaining("distlock.servers=docker needs org.example:absent")
+                .hasMessageContaining("Optional dependencies");
+    }
+
+    @Test
+    void optionalDependency_testcontainersOnThisClassPath_present() {
+        assertThat(OptionalDependency.TESTCONTAINERS.isPresent()).isTrue();
+        OptionalDependency.TESTCONTAINERS.require("docker mode");
+    }
 }

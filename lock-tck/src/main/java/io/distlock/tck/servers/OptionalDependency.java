@@ -1,0 +1,48 @@
+package io.distlock.tck.servers;
+
+/**
+ * A dependency that lock-tck declares {@code <optional>}: TCK users have it only if they add it to
+ * their own build. Checked by class name before the code that needs it is loaded, so that its
+ * absence gives a message naming the artifact rather than a {@link NoClassDefFoundError}.
+ */
+final class OptionalDependency {
+    /** Docker mode ({@link DockerServers}). */
+    static final OptionalDependency TESTCONTAINERS =
+            new OptionalDependency("org.testcontainers:testcontainers", "org.testcontainers.DockerClientFactory");
+
+    private final String artifact;
+    private final String className;
+
+    OptionalDependency(String artifact, String className) {
+        this.artifact = artifact;
+        this.className = className;
+    }
+
+    /** Maven coordinates without version, e.g. {@code org.testcontainers:testcontainers}. */
+    String artifact() {
+        return artifact;
+    }
+
+    /** Whether the dependency's marker class can be loaded by lock-tck's class loader. */
+    boolean isPresent() {
+        try {
+            Class.forName(className, false, OptionalDependency.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** Throws a {@link ServerStartException} naming the artifact and {@code user} if it is absent. */
+    void require(String user) {
+        if (!isPresent()) {
+            throw missing(artifact, user);
+        }
+    }
+
+    /** The exception for {@code artifact} missing when {@code user} needs it. */
+    static ServerStartException missing(String artifact, String user) {
+        return new ServerStartException(user + " needs " + artifact + " on the class path; lock-tck declares it"
+                + " optional, so add it to your build (test scope) — see lock-tck's README, \"Optional dependencies\"");
+    }
+}
