@@ -207,7 +207,7 @@ public final class RedisAbBench {
             long[] nanos = new long[rounds + 50];
             long[] pings = new long[(rounds + 50) * 3];
             AtomicInteger measured = new AtomicInteger();
-            AtomicInteger acquisitions = new AtomicInteger();
+            NextHolder next = new NextHolder();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> error = new AtomicReference<>();
             long[] lastRelease = {0};
@@ -224,7 +224,7 @@ public final class RedisAbBench {
                                     if (h.isEmpty()) {
                                         continue;
                                     }
-                                    int mine = acquisitions.incrementAndGet();
+                                    int mine = next.acquired();
                                     long prev;
                                     synchronized (releaseLock) {
                                         prev = lastRelease[0];
@@ -250,9 +250,7 @@ public final class RedisAbBench {
                                         lastRelease[0] = System.nanoTime();
                                     }
                                     h.get().release();
-                                    while (!stop.get() && acquisitions.get() == mine) {
-                                        LockSupport.parkNanos(20_000);
-                                    }
+                                    next.awaitNext(mine, stop);
                                 }
                             } catch (Throwable t) {
                                 error.compareAndSet(null, t);

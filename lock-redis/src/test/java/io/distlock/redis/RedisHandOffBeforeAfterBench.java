@@ -59,7 +59,7 @@ public final class RedisHandOffBeforeAfterBench {
         public long[] apply(int n) {
             long[] nanos = new long[n];
             AtomicInteger measured = new AtomicInteger();
-            AtomicInteger acquisitions = new AtomicInteger();
+            NextHolder next = new NextHolder();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong lastRelease = new AtomicLong();
             AtomicReference<Throwable> error = new AtomicReference<>();
@@ -74,7 +74,7 @@ public final class RedisHandOffBeforeAfterBench {
                                     if (h.isEmpty()) {
                                         continue;
                                     }
-                                    int mine = acquisitions.incrementAndGet();
+                                    int mine = next.acquired();
                                     long prev = lastRelease.get();
                                     if (prev != 0) {
                                         int slot = measured.getAndIncrement();
@@ -89,9 +89,7 @@ public final class RedisHandOffBeforeAfterBench {
                                     }
                                     lastRelease.set(System.nanoTime());
                                     h.get().release();
-                                    while (!stop.get() && acquisitions.get() == mine) {
-                                        LockSupport.parkNanos(20_000);
-                                    }
+                                    next.awaitNext(mine, stop);
                                 }
                             } catch (Throwable e) {
                                 error.compareAndSet(null, e);

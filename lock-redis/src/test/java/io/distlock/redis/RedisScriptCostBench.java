@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.Jedis;
@@ -151,7 +150,7 @@ public final class RedisScriptCostBench {
 
     /** Hand-offs between two providers (holder holds 2 ms), a cold PING after each acquisition. */
     private static void handoffs(RedisLockProvider a, RedisLockProvider b, Jedis ping, int n) throws Exception {
-        AtomicInteger acquisitions = new AtomicInteger();
+        NextHolder next = new NextHolder();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
@@ -165,7 +164,7 @@ public final class RedisScriptCostBench {
                                 if (h.isEmpty()) {
                                     continue;
                                 }
-                                int mine = acquisitions.incrementAndGet();
+                                int mine = next.acquired();
                                 if (mine >= n) {
                                     stop.set(true);
                                 }
@@ -174,9 +173,7 @@ public final class RedisScriptCostBench {
                                 }
                                 LockSupport.parkNanos(2_000_000);
                                 h.get().release();
-                                while (!stop.get() && acquisitions.get() == mine) {
-                                    LockSupport.parkNanos(20_000);
-                                }
+                                next.awaitNext(mine, stop);
                             }
                         } catch (Throwable e) {
                             error.compareAndSet(null, e);
