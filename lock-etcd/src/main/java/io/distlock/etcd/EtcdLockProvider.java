@@ -12,9 +12,13 @@ import io.distlock.spi.LockEngine;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.LoggerFactory;
@@ -120,6 +124,19 @@ public final class EtcdLockProvider implements LockProvider {
      * the {@code token} header of every later call. Nothing in SLF4J lets a library turn a logger
      * off, so warn (without any secret) when that logger is enabled.
      */
+    private static void warnIfGrpcFramesAreLogged() {
+        boolean slf4j = LoggerFactory.getLogger(GRPC_FRAME_LOGGER).isDebugEnabled();
+        boolean jul = java.util.logging.Logger.getLogger(GRPC_FRAME_LOGGER).isLoggable(java.util.logging.Level.FINE);
+        if (slf4j || jul) {
+            LoggerFactory.getLogger(EtcdLockProvider.class)
+                    .warn(
+                            "distlock.etcd.grpc_frames_logged logger={}: at DEBUG gRPC writes every HTTP/2 frame in hex,"
+                                    + " including the etcd password (Authenticate request) and the auth token; set that"
+                                    + " logger to INFO or above",
+                            GRPC_FRAME_LOGGER);
+        }
+    }
+
     /**
      * The endpoints that would receive credentials in clear: plain {@code http} to a host that is
      * not a loopback address ({@code localhost} or a literal loopback IP; other names are not
@@ -129,9 +146,9 @@ public final class EtcdLockProvider implements LockProvider {
         if (o.user().isEmpty() || o.tls()) {
             return List.of();
         }
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (String uri : o.endpointUris()) {
-            String host = java.net.URI.create(uri).getHost();
+            String host = URI.create(uri).getHost();
             if (host == null || !isLoopback(host)) {
                 out.add(uri);
             }
@@ -148,22 +165,9 @@ public final class EtcdLockProvider implements LockProvider {
             return false; // a name: not resolved here
         }
         try {
-            return java.net.InetAddress.getByName(literal).isLoopbackAddress(); // a literal: no lookup
-        } catch (java.net.UnknownHostException e) {
+            return InetAddress.getByName(literal).isLoopbackAddress(); // a literal: no lookup
+        } catch (UnknownHostException e) {
             return false;
-        }
-    }
-
-    private static void warnIfGrpcFramesAreLogged() {
-        boolean slf4j = LoggerFactory.getLogger(GRPC_FRAME_LOGGER).isDebugEnabled();
-        boolean jul = java.util.logging.Logger.getLogger(GRPC_FRAME_LOGGER).isLoggable(java.util.logging.Level.FINE);
-        if (slf4j || jul) {
-            LoggerFactory.getLogger(EtcdLockProvider.class)
-                    .warn(
-                            "distlock.etcd.grpc_frames_logged logger={}: at DEBUG gRPC writes every HTTP/2 frame in hex,"
-                                    + " including the etcd password (Authenticate request) and the auth token; set that"
-                                    + " logger to INFO or above",
-                            GRPC_FRAME_LOGGER);
         }
     }
 
