@@ -85,7 +85,7 @@ public final class Comparison {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("comparison interrupted", e);
                 } catch (RuntimeException | AssertionError e) {
-                    out.add(new Measurement(target.name(), s, Map.of(), null, "failed: " + e));
+                    out.add(failed(target, s, e));
                 }
             }
         }
@@ -262,20 +262,17 @@ public final class Comparison {
                 counted = false;
             }
             if (probe.isPresent()) {
-                Runnable p = probe.get();
-                for (int i = from; i < to; i++) {
-                    long t0 = System.nanoTime();
-                    p.run();
-                    floorNanos[i] = System.nanoTime() - t0;
-                }
+                time(probe.get(), floorNanos, from, to);
             }
-            for (Map.Entry<String, Runnable> extra : target.extraFloors().entrySet()) {
-                long[] into = extraNanos.get(extra.getKey());
-                for (int i = from; i < to; i++) {
-                    long t0 = System.nanoTime();
-                    extra.getValue().run();
-                    into[i] = System.nanoTime() - t0;
-                }
+            target.extraFloors().forEach((metric, extra) -> time(extra, extraNanos.get(metric), from, to));
+        }
+
+        /** Runs {@code r} for samples {@code from} to {@code to}, each timed into {@code into}. */
+        private void time(Runnable r, long[] into, int from, int to) {
+            for (int i = from; i < to; i++) {
+                long t0 = System.nanoTime();
+                r.run();
+                into[i] = System.nanoTime() - t0;
             }
         }
 
