@@ -194,9 +194,8 @@ public final class MariaDbServer extends DelegatingTestServer {
 
     private static Connection connect(String url, String user, String password) throws SQLException {
         if (!hasMySqlDriver()) {
-            throw new SQLException(OptionalDependency.missing(
-                            MYSQL_DRIVER_ARTIFACT, "MariaDbServer's JDBC access (a driver for jdbc:mysql: URLs)")
-                    .getMessage());
+            throw new SQLException(OptionalDependency.message(
+                    MYSQL_DRIVER_ARTIFACT, "MariaDbServer's JDBC access (a driver for jdbc:mysql: URLs)"));
         }
         return DriverManager.getConnection(url, user, password);
     }

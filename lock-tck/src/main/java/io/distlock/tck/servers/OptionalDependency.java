@@ -18,11 +18,6 @@ final class OptionalDependency {
         this.className = className;
     }
 
-    /** Maven coordinates without version, e.g. {@code org.testcontainers:testcontainers}. */
-    String artifact() {
-        return artifact;
-    }
-
     /** Whether the dependency's marker class can be loaded by lock-tck's class loader. */
     boolean isPresent() {
         try {
@@ -42,7 +37,12 @@ final class OptionalDependency {
 
     /** The exception for {@code artifact} missing when {@code user} needs it. */
     static ServerStartException missing(String artifact, String user) {
-        return new ServerStartException(user + " needs " + artifact + " on the class path; lock-tck declares it"
-                + " optional, so add it to your build (test scope) — see lock-tck's README, \"Optional dependencies\"");
+        return new ServerStartException(message(artifact, user));
+    }
+
+    /** What {@link #missing} says. */
+    static String message(String artifact, String user) {
+        return user + " needs " + artifact + " on the class path; lock-tck declares it optional, so add it to"
+                + " your build (test scope) — see lock-tck's README, \"Optional dependencies\"";
     }
 }
