@@ -88,6 +88,14 @@ class EtcdHandOffIT {
                 pool);
     }
 
+    /** Starts {@code p} acquiring {@code name} and returns once it is queued (see {@link #awaitQueued}). */
+    private CompletableFuture<Lease> queue(EtcdLockProvider p, String name) {
+        Map<String, Long> before = server.received();
+        CompletableFuture<Lease> waiter = acquireAsync(p, name);
+        awaitQueued(before);
+        return waiter;
+    }
+
     /**
      * Waits until a waiter queued since {@code before} has set up its wait: its transaction and its
      * watch reached the server, and any read that confirms the watch has been answered.
@@ -100,9 +108,7 @@ class EtcdHandOffIT {
     @Test
     void handOff_predecessorWasOldest_takesLockWithNoRequest() throws Exception {
         Lease a = providers.get(0).lock("direct").acquire();
-        Map<String, Long> m0 = server.received();
-        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "direct");
-        awaitQueued(m0);
+        CompletableFuture<Lease> b = queue(providers.get(1), "direct");
         assertThat(b).isNotDone();
 
         Map<String, Long> m1 = server.received();
@@ -128,9 +134,8 @@ class EtcdHandOffIT {
         Map<String, Long> m0 = server.received();
         Future<Lease> b = pool.submit(() -> providers.get(1).lock("gave-up").acquire());
         awaitQueued(m0);
-        Map<String, Long> m1 = server.received();
-        CompletableFuture<Lease> c = acquireAsync(providers.get(2), "gave-up");
-        awaitQueued(m1); // c's predecessor is b, and a is older: not the oldest
+        // c's predecessor is b, and a is older: not the oldest
+        CompletableFuture<Lease> c = queue(providers.get(2), "gave-up");
 
         Map<String, Long> m2 = server.received();
         b.cancel(true); // b is interrupted: it gives up and deletes its key
@@ -196,12 +201,8 @@ class EtcdHandOffIT {
 
     private void twoWaitersInLine(List<EtcdLockProvider> providers, String name) throws Exception {
         Lease a = providers.get(0).lock(name).acquire();
-        Map<String, Long> m0 = server.received();
-        CompletableFuture<Lease> b = acquireAsync(providers.get(1), name);
-        awaitQueued(m0);
-        Map<String, Long> m1 = server.received();
-        CompletableFuture<Lease> c = acquireAsync(providers.get(2), name);
-        awaitQueued(m1);
+        CompletableFuture<Lease> b = queue(providers.get(1), name);
+        CompletableFuture<Lease> c = queue(providers.get(2), name);
 
         Map<String, Long> m2 = server.received();
         a.release();
@@ -230,9 +231,7 @@ class EtcdHandOffIT {
     @Test
     void handOff_holdersLeaseRevoked_waiterTakesLockOnTheDelete() throws Exception {
         Lease a = providers.get(0).lock("revoked").acquire();
-        Map<String, Long> m0 = server.received();
-        CompletableFuture<Lease> b = acquireAsync(providers.get(1), "revoked");
-        awaitQueued(m0);
+        CompletableFuture<Lease> b = queue(providers.get(1), "revoked");
 
         Map<String, Long> m1 = server.received();
         fixture.admin()
@@ -265,9 +264,7 @@ class EtcdHandOffIT {
                 .build());
         try {
             Lease a = providers.get(0).lock(name).acquire();
-            Map<String, Long> m0 = server.received();
-            CompletableFuture<Lease> b = acquireAsync(providers.get(1), name);
-            awaitQueued(m0);
+            CompletableFuture<Lease> b = queue(providers.get(1), name);
             Map<String, Long> m1 = server.received();
             a.release();
             Lease holder = b.get(20, TimeUnit.SECONDS);
@@ -276,9 +273,7 @@ class EtcdHandOffIT {
             Map<String, Long> m2 = server.received();
             Future<Lease> m = pool.submit(() -> middle.lock(name).acquire());
             awaitQueued(m2);
-            Map<String, Long> m3 = server.received();
-            CompletableFuture<Lease> w = acquireAsync(providers.get(2), name);
-            awaitQueued(m3); // w's predecessor is m, and b is older
+            CompletableFuture<Lease> w = queue(providers.get(2), name); // w's predecessor is m, and b is older
 
             Map<String, Long> m4 = server.received();
             if (revoke) {
