@@ -87,10 +87,6 @@ public final class EtcdCluster implements AutoCloseable {
             return newProcess(initialCluster, clusterToken, "new", null, 0);
         }
 
-        ServerProcess newProcess(String initialCluster, String clusterToken, TestCertificates tls, int metricsPort) {
-            return newProcess(initialCluster, clusterToken, "new", tls, metricsPort, false);
-        }
-
         ServerProcess newProcess(
                 String initialCluster, String clusterToken, String state, TestCertificates tls, int metricsPort) {
             return newProcess(initialCluster, clusterToken, state, tls, metricsPort, false);
