@@ -118,7 +118,7 @@ class ZooKeeperLockProviderIT {
     }
 
     @Test
-    void uncontendedAcquireRelease_warmLock_costsThreeRequests(TestInfo info) throws Exception {
+    void uncontendedAcquireRelease_warmLock_costsTwoRequests(TestInfo info) throws Exception {
         ZooKeeperLockOptions options = fixture.options(LockOptions.defaults())
                 .sessionTimeout(Duration.ofSeconds(30))
                 .build();
@@ -127,16 +127,55 @@ class ZooKeeperLockProviderIT {
             String name = name(info);
             p.lock(name).tryAcquire().orElseThrow().release(); // creates the parent
             long rereads = p.driver().childrenRereads();
+            long multis = p.driver().multiCreates();
             EmbeddedZk zk = fixture.embedded();
             long before = zk.packetsReceived();
             for (int i = 0; i < 5; i++) {
                 p.lock(name).tryAcquire().orElseThrow().release();
             }
             long requests = zk.packetsReceived() - before;
-            // create + getChildren (pipelined) + delete; the admin client may ping in between
-            assertThat(requests).isBetween(15L, 17L);
+            // multi (create + setData of the parent, whose Stat says we are alone) + delete; the
+            // admin client may ping in between
+            assertThat(requests).isBetween(10L, 12L);
+            assertThat(p.driver().multiCreates() - multis).isEqualTo(5);
             assertThat(p.driver().childrenRereads()).isEqualTo(rereads);
             assertThat(p.driver().statRereads()).isZero();
+        }
+    }
+
+    @Test
+    void createAsMulti_onlyWhileNobodyElseQueued_contendedLockKeepsThePipelinedListing(TestInfo info) throws Exception {
+        try (ZooKeeperLockProvider a = client();
+                ZooKeeperLockProvider b = client()) {
+            String name = name(info);
+            Lease held = a.lock(name).tryAcquire().orElseThrow();
+            long multis = b.driver().multiCreates();
+            long rereads = b.driver().childrenRereads();
+            // b's multi finds a's node too (two children): b lists the queue, does not take the lock
+            assertThat(b.lock(name).tryAcquire()).isEmpty();
+            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
+            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            // the next create in that parent goes with the pipelined listing, which a contender needs
+            assertThat(b.lock(name).tryAcquire()).isEmpty();
+            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
+            long heldToken = held.fencingToken().getAsLong();
+            assertThat(held.release()).isTrue();
+            Lease next = b.lock(name).tryAcquire().orElseThrow(); // pipelined, finds itself alone
+            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
+            assertThat(next.fencingToken().getAsLong()).isGreaterThan(heldToken);
+            next.release();
+            // alone last time: the multi again, and its token is the node's czxid
+            Lease again = b.lock(name).tryAcquire().orElseThrow();
+            assertThat(b.driver().multiCreates() - multis).isEqualTo(2);
+            List<String> children = fixture.children(b.lockPath(name));
+            assertThat(children).hasSize(1);
+            assertThat(again.fencingToken().getAsLong())
+                    .isEqualTo(fixture.admin()
+                            .checkExists()
+                            .forPath(b.lockPath(name) + "/" + children.get(0))
+                            .getCzxid());
+            again.release();
+            assertThat(b.driver().childrenRereads()).isEqualTo(rereads);
         }
     }
 

@@ -27,7 +27,9 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -243,6 +245,42 @@ class ZooKeeperSecurityIT {
         assertThat(lease.release()).isTrue();
         assertThatThrownBy(() -> noCredentials.lock(name).tryAcquire())
                 .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NoAuth"));
+    }
+
+    @Test
+    void parentWithoutWritePermission_createFallsBackFromTheMulti_locksStillWork() throws Exception {
+        ZooKeeperLockProvider p = plainClient("locks", PASSWORD);
+        String parent = p.lockPath(name);
+        // the lock's parent made beforehand by an operator: our identity may create, delete and
+        // read in it, but not set its data (which the one-request create's multi does)
+        Id locks = new Id("digest", DigestAuthenticationProvider.generateDigest("locks:" + PASSWORD));
+        try (CuratorFramework operator = CuratorFrameworkFactory.builder()
+                .connectString(server.address())
+                .retryPolicy(new RetryOneTime(50))
+                .authorization("digest", ("locks:" + PASSWORD).getBytes(StandardCharsets.UTF_8))
+                .build()) {
+            operator.start();
+            assertThat(operator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            operator.create()
+                    .creatingParentsIfNeeded()
+                    .withACL(List.of(
+                            new ACL(ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE | ZooDefs.Perms.READ, locks),
+                            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                    .forPath(parent);
+        }
+        for (int i = 0; i < 3; i++) {
+            Lease lease = p.lock(name).tryAcquire().orElseThrow();
+            assertThat(lease.fencingToken()).isPresent();
+            assertThat(anonymous.getChildren().forPath(parent)).hasSize(1);
+            assertThat(lease.release()).isTrue();
+        }
+        assertThat(p.driver().multiCreates())
+                .as("refused once, then plain creates")
+                .isZero();
+        assertThat(anonymous.getChildren().forPath(parent)).isEmpty();
+        assertThat(anonymous.checkExists().forPath(parent).getVersion())
+                .as("the parent's data was never set")
+                .isZero();
     }
 
     @Test

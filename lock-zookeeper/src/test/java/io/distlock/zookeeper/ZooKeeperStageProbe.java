@@ -22,6 +22,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -32,8 +33,11 @@ import org.apache.zookeeper.ZooKeeper;
  * client thread (by thread name) and the bytes the calling thread allocated, per operation. The
  * figures printed are medians over the rounds.
  *
- * <p>Variants: {@code ours} (tryAcquire + release through the provider); {@code raw3} (the same
- * three requests on the raw handle with no library code around them: the create asynchronous, the
+ * <p>Variants: {@code ours} (tryAcquire + release through the provider); {@code ours_pipelined}
+ * (the same with the create's multi turned off: create and a pipelined listing, as before session
+ * 9); {@code raw_multi} (our two requests on the raw handle: the multi of the create and the
+ * parent's setData, then the delete); {@code raw3} (the
+ * pipelined path's three requests on the raw handle with no library code around them: the create asynchronous, the
  * listing synchronous right behind it, then the delete); {@code raw3_listFirst} (the listing sent
  * ahead of the create instead); {@code raw3_sync} (three requests one after another, as Curator
  * sends them); {@code raw2} (create + delete, the write floor); {@code curator} (InterProcessMutex);
@@ -62,16 +66,39 @@ public final class ZooKeeperStageProbe {
                                         .build())
                                 .build())
                         .build();
+                ZooKeeperLockProvider pipelined = ZooKeeperLockProvider.builder()
+                        .options(ZooKeeperLockOptions.builder()
+                                .connectString(server.address())
+                                .rootPath("/pipelined")
+                                .lockOptions(LockOptions.builder()
+                                        .leaseTime(Duration.ofSeconds(30))
+                                        .build())
+                                .build())
+                        .build();
                 CuratorFramework raw = curator(server.address());
                 CuratorFramework peer = curator(server.address());
                 MemoryLockProvider memory = MemoryLockProvider.create()) {
             ZooKeeper zk = raw.getZookeeperClient().getZooKeeper();
             zk.create("/raw", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             InterProcessMutex mutex = new InterProcessMutex(peer, "/curator/probe");
+            pipelined.driver().multiCreateRefused(); // the create with the pipelined listing (before session 9)
             Map<String, Op> ops = new LinkedHashMap<>();
             ops.put(
                     "ours",
                     () -> provider.lock("probe").tryAcquire().orElseThrow().release());
+            ops.put(
+                    "ours_pipelined",
+                    () -> pipelined.lock("probe").tryAcquire().orElseThrow().release());
+            ops.put("raw_multi", () -> {
+                List<OpResult> r = zk.multi(List.of(
+                        org.apache.zookeeper.Op.create(
+                                "/raw/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL),
+                        org.apache.zookeeper.Op.setData("/raw", new byte[0], -1)));
+                if (((OpResult.SetDataResult) r.get(1)).getStat().getNumChildren() != 1) {
+                    throw new IllegalStateException("not alone");
+                }
+                zk.delete(((OpResult.CreateResult) r.get(0)).getPath(), -1);
+            });
             ops.put("raw3", () -> {
                 CompletableFuture<String> created = new CompletableFuture<>();
                 zk.create(

@@ -18,6 +18,8 @@ import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -326,14 +328,18 @@ final class ZkContender implements Contender {
             String nodePath = path(prefix);
             CompletableFuture<Created> created = driver.newPending();
             List<ACL> acl = driver.directCreateAcl();
+            boolean multi = acl != null && driver.createAsMulti(parent);
             try {
-                if (acl != null) {
+                if (multi) {
+                    // sent below, synchronously: the SendThread wakes us with the reply (an
+                    // asynchronous callback would add the EventThread's hop)
+                } else if (acl != null) {
                     zk.create(
                             driver.namespaced(nodePath),
                             NO_DATA,
                             acl,
                             CreateMode.EPHEMERAL_SEQUENTIAL,
-                            (rc, p, c, name, stat) -> created.complete(new Created(rc, name, stat)),
+                            (rc, p, c, name, stat) -> created.complete(new Created(rc, name, stat, -1)),
                             null);
                 } else {
                     // a given client without provider ACL: its own ACL provider applies
@@ -343,7 +349,7 @@ final class ZkContender implements Contender {
                             .storingStatIn(stat)
                             .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                             .inBackground((BackgroundCallback) (c, ev) -> created.complete(new Created(
-                                    ev.getResultCode(), ev.getName(), ev.getStat() != null ? ev.getStat() : stat)))
+                                    ev.getResultCode(), ev.getName(), ev.getStat() != null ? ev.getStat() : stat, -1)))
                             .forPath(nodePath, NO_DATA);
                 }
             } catch (Exception e) {
@@ -352,8 +358,11 @@ final class ZkContender implements Contender {
             unansweredCreate = created;
             // a direct (synchronous) getChildren right behind the create: the SendThread wakes us
             // when its reply arrives, by which time the create's reply is already on its way to the
-            // callback
-            List<String> listed = driver.childrenDirect(parent);
+            // callback. Not with the multi, whose reply tells whether anyone else is queued.
+            List<String> listed = multi ? null : driver.childrenDirect(parent);
+            if (multi) {
+                created.complete(createAsMulti(zk, nodePath, acl));
+            }
             Created reply = driver.await(created, "create in " + parent, ctx.lockName());
             unansweredCreate = null;
             KeeperException.Code rc = KeeperException.Code.get(reply.rc());
@@ -373,15 +382,38 @@ final class ZkContender implements Contender {
                     }
                     czxid = stat.getCzxid();
                     sessionId = stat.getEphemeralOwner() != 0 ? stat.getEphemeralOwner() : session;
-                    if (listed != ZkDriver.NO_ANSWER && listed != null && listed.contains(ourName)) {
+                    if (multi) {
+                        driver.multiCreates.incrementAndGet();
+                        boolean alone = reply.parentChildren() == 1;
+                        driver.noteQueue(parent, !alone);
+                        if (alone) {
+                            // our node is the only child, in the transaction that created it
+                            return List.of(ourName);
+                        }
+                    } else if (listed != ZkDriver.NO_ANSWER && listed != null && listed.contains(ourName)) {
+                        driver.noteQueue(parent, listed.size() > 1);
                         return listed;
                     }
-                    // the listing failed or came from before the parent existed: list again
-                    driver.childrenRereads.incrementAndGet();
+                    if (!multi) {
+                        // the listing failed or came from before the parent existed: list again
+                        driver.childrenRereads.incrementAndGet();
+                    }
                     List<String> again = list();
                     return again == null ? List.of() : again;
                 case NONODE:
                     driver.createParent(parent, ctx.lockName());
+                    break;
+                case NOAUTH:
+                    if (!multi) {
+                        throw new BackendUnavailableException(
+                                "create in " + parent + " failed: " + rc,
+                                ctx.lockName(),
+                                ZkDriver.BACKEND,
+                                KeeperException.create(rc, nodePath));
+                    }
+                    // the multi is atomic: nothing was created; no WRITE permission on the parent
+                    // (a caller's ACL): plain creates from now on
+                    driver.multiCreateRefused();
                     break;
                 case CONNECTIONLOSS:
                 case OPERATIONTIMEOUT:
@@ -448,8 +480,53 @@ final class ZkContender implements Contender {
         prefix = driver.newProtection() + ZkDriver.NODE_PREFIX;
     }
 
-    /** The reply to an asynchronous create. */
-    private record Created(int rc, String name, Stat stat) {}
+    /**
+     * The create as one {@code multi} with a {@code setData} of the parent (see {@link
+     * ZkDriver#createAsMulti}). Interrupted while waiting for the reply, the outcome is unknown (as
+     * after a connection loss: the node is looked for by its prefix) and the interrupt is kept.
+     */
+    private Created createAsMulti(ZooKeeper zk, String nodePath, List<ACL> acl) {
+        try {
+            return Created.ofMulti(
+                    KeeperException.Code.OK.intValue(),
+                    zk.multi(List.of(
+                            Op.create(driver.namespaced(nodePath), NO_DATA, acl, CreateMode.EPHEMERAL_SEQUENTIAL),
+                            Op.setData(driver.namespaced(parent), NO_DATA, -1))));
+        } catch (KeeperException e) {
+            return new Created(e.code().intValue(), null, null, -1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Created(KeeperException.Code.CONNECTIONLOSS.intValue(), null, null, -1);
+        } catch (RuntimeException e) {
+            // e.g. the handle closed under us: as a lost reply, the node is looked for by its prefix
+            return new Created(KeeperException.Code.CONNECTIONLOSS.intValue(), null, null, -1);
+        }
+    }
+
+    /**
+     * The reply to an asynchronous create; {@code parentChildren} is the parent's number of children
+     * right after the create when it came as a multi with the parent's setData, else -1.
+     */
+    private record Created(int rc, String name, Stat stat, int parentChildren) {
+        /**
+         * From the multi's results: our node's czxid is the parent's mzxid (one transaction for both
+         * operations, one zxid); its ephemeral owner is the session the multi was sent on.
+         */
+        static Created ofMulti(int rc, List<OpResult> results) {
+            if (rc != KeeperException.Code.OK.intValue()
+                    || results == null
+                    || results.size() != 2
+                    || !(results.get(0) instanceof OpResult.CreateResult create)
+                    || !(results.get(1) instanceof OpResult.SetDataResult parentData)
+                    || parentData.getStat() == null) {
+                int code = rc != KeeperException.Code.OK.intValue() ? rc : KeeperException.Code.SYSTEMERROR.intValue();
+                return new Created(code, null, null, -1);
+            }
+            Stat ours = new Stat();
+            ours.setCzxid(parentData.getStat().getMzxid());
+            return new Created(rc, create.getPath(), ours, parentData.getStat().getNumChildren());
+        }
+    }
 
     /** The children of the parent, or {@code null} if the parent does not exist. */
     private List<String> list() {

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -110,6 +111,11 @@ public final class ZkDriver implements LockDriver {
     final AtomicLong announcedReleases = new AtomicLong();
     private static final byte[] RELEASED = new byte[0];
     private volatile boolean announceReleases = true;
+    final AtomicLong multiCreates = new AtomicLong();
+    private volatile boolean multiCreate = true;
+    // lock parents whose latest create found other nodes in the queue, one slot per hash: a lossy
+    // hint (a collision only costs the choice of the slower path for one create)
+    private final AtomicReferenceArray<String> contendedParents = new AtomicReferenceArray<>(256);
 
     // send time and session of the latest request the server answered (see noteAnswered)
     private final Object heardLock = new Object();
@@ -202,6 +208,51 @@ public final class ZkDriver implements LockDriver {
     /** Creates whose outcome was unknown (connection lost before the reply), for tests. */
     public long lostCreateReplies() {
         return lostCreateReplies.get();
+    }
+
+    /** Creates sent as one multi with a setData of the parent (see createAsMulti), for tests. */
+    public long multiCreates() {
+        return multiCreates.get();
+    }
+
+    /**
+     * Whether a create in {@code parent} goes as one {@code multi} of the create and a {@code setData}
+     * of the parent (empty data, any version) instead of the create with a pipelined {@code
+     * getChildren}. The multi answers with the parent's Stat <em>in the transaction that created our
+     * node</em>: {@code numChildren == 1} means our node is the only one (the lock is ours, no
+     * listing needed), and the parent's {@code mzxid} is our node's {@code czxid} (the fencing token).
+     * One request instead of two when nobody else queues; a parent whose latest create found others
+     * keeps the pipelined listing, which a contender needs anyway. Not used once the server refused
+     * the setData (no WRITE permission on the lock's parent).
+     */
+    boolean createAsMulti(String parent) {
+        return multiCreate && !parent.equals(contendedParents.get(slot(parent)));
+    }
+
+    /** Remembers whether the latest create in {@code parent} found other nodes queued. */
+    void noteQueue(String parent, boolean others) {
+        int slot = slot(parent);
+        if (others) {
+            contendedParents.set(slot, parent);
+        } else {
+            String seen = contendedParents.get(slot);
+            if (parent.equals(seen)) {
+                contendedParents.compareAndSet(slot, seen, null); // by identity: the one read
+            }
+        }
+    }
+
+    /**
+     * Plain creates (with the pipelined listing) from now on: the server refused the multi's setData
+     * of a lock parent. Public for the benchmark probes, which compare both paths.
+     */
+    public void multiCreateRefused() {
+        multiCreate = false;
+    }
+
+    private int slot(String parent) {
+        int h = parent.hashCode();
+        return (h ^ (h >>> 16)) & (contendedParents.length() - 1);
     }
 
     /** Releases done as setData + delete in one multi (see releaseAnnounced), for tests. */
