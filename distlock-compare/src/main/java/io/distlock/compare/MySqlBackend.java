@@ -19,6 +19,14 @@ import java.util.List;
  * {@code Questions} status (minus the status queries themselves).
  */
 final class MySqlBackend extends ServerBackend {
+    /**
+     * The statements a fenced SKIP LOCKED lock needs per acquire+release, each one {@code SELECT 1}
+     * round trip of the floor (issue 8: "SELECT 1 round trips × statements needed"): the claim, the
+     * token committed apart from the lock's transaction (so that a crash cannot hand it out again),
+     * and the COMMIT. DESIGN.md's floor table counts two (claim and COMMIT), without the token.
+     */
+    private static final int FLOOR_STATEMENTS = 3;
+
     private MariaDbServer server;
     private Connection stats;
     private Connection ping;
@@ -75,7 +83,7 @@ final class MySqlBackend extends ServerBackend {
                 + "?createTable=true&poolSize=24&leaseTime=10s";
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("mysql", uri)
-                .withFloor(this::selectOne, 2)
+                .withFloor(this::selectOne, FLOOR_STATEMENTS)
                 .withServerRequests(counter(this::questions))
                 .withServerVersion(version));
         if (peers) {
@@ -91,7 +99,7 @@ final class MySqlBackend extends ServerBackend {
                             "spring-integration JdbcLockRegistry",
                             "mysql",
                             () -> new JdbcLockRegistryClient(jdbcUrl, user, password))
-                    .withFloor(this::selectOne, 2)
+                    .withFloor(this::selectOne, FLOOR_STATEMENTS)
                     .withServerRequests(counter(this::questions))
                     .withServerVersion(version)
                     .asPeer());
