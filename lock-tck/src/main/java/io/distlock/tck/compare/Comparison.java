@@ -287,6 +287,11 @@ public final class Comparison {
             }
             if (floorNanos.length > 0) {
                 v.put("floor_p50_us", latencies(floorNanos).get("p50_us"));
+                if (target.floorRequestsPerOperation() > 0) {
+                    v.put(
+                            "over_floor_by_blocks",
+                            medianBlockRatio(nanos, floorNanos, INTERLEAVE_BLOCK) / target.floorRequestsPerOperation());
+                }
             }
             extraNanos.forEach((k, n) -> v.put(k + "_p50_us", latencies(n).get("p50_us")));
             if (target.peer() && ours.isPresent()) {
@@ -686,6 +691,34 @@ public final class Comparison {
         v.put("max_us", sorted[sorted.length - 1] / 1e3);
         v.put("mean_us", Arrays.stream(sorted).average().orElse(0) / 1e3);
         return v;
+    }
+
+    /**
+     * The median, over the blocks of {@code block} samples that were taken in turn, of each block's
+     * p50 of {@code a} ÷ the same block's p50 of {@code b}. Unlike the ratio of the two overall p50s
+     * it compares only samples taken moments apart: on a machine whose round trip changes with where
+     * the scheduler put the threads (distlock-compare's README, "Two machine modes"), a run that mixes
+     * slow and fast stretches has overall p50s that may fall in different stretches for the two.
+     */
+    static double medianBlockRatio(long[] a, long[] b, int block) {
+        int blocks = Math.min(a.length, b.length) / block;
+        if (blocks == 0) {
+            return Double.NaN;
+        }
+        double[] ratios = new double[blocks];
+        for (int i = 0; i < blocks; i++) {
+            int from = i * block;
+            ratios[i] = median(a, from, from + block) / median(b, from, from + block);
+        }
+        Arrays.sort(ratios);
+        return blocks % 2 == 1 ? ratios[blocks / 2] : (ratios[blocks / 2 - 1] + ratios[blocks / 2]) / 2;
+    }
+
+    private static double median(long[] values, int from, int to) {
+        long[] part = Arrays.copyOfRange(values, from, to);
+        Arrays.sort(part);
+        int n = part.length;
+        return n % 2 == 1 ? part[n / 2] : (part[n / 2 - 1] + part[n / 2]) / 2.0;
     }
 
     private static double pct(long[] sorted, double q) {

@@ -225,6 +225,18 @@ final class ReportWriter {
         }
         List<String> notes = new ArrayList<>();
         for (ComparisonTarget t : r.targets()) {
+            OptionalDouble byBlocks = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "over_floor_by_blocks");
+            if (byBlocks.isPresent() && !Double.isNaN(byBlocks.getAsDouble())) {
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "- %s, × floor block by block (median of each block's p50 ÷ the adjacent floor block's p50 × %d):"
+                                + " %.2f",
+                        t.name(),
+                        t.floorRequestsPerOperation(),
+                        byBlocks.getAsDouble()));
+            }
+        }
+        for (ComparisonTarget t : r.targets()) {
             OptionalDouble p50 = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "p50_us");
             for (String metric : t.extraFloors().keySet()) {
                 OptionalDouble extra = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, metric + "_p50_us");

@@ -99,6 +99,33 @@ class ComparisonTest {
     }
 
     @Test
+    void medianBlockRatio_comparesEachBlockWithItsNeighbour_notTheOverallP50s() {
+        // blocks of two: the operation and its floor move together between a fast and a slow stretch
+        long[] op = {10, 10, 100, 100, 100, 100};
+        long[] floor = {5, 5, 5, 5, 90, 90};
+        // the overall p50s fall in different stretches (100 against 5: 20 ×); block by block 2, 20,
+        // 1.1: median 2
+        assertThat(Comparison.latencies(op).get("p50_us")
+                        / Comparison.latencies(floor).get("p50_us"))
+                .isEqualTo(20.0);
+        assertThat(Comparison.medianBlockRatio(op, floor, 2)).isEqualTo(2.0);
+        assertThat(Comparison.medianBlockRatio(new long[] {4, 4, 9, 9}, new long[] {2, 2, 3, 3}, 2))
+                .as("even number of blocks: the mean of the middle two")
+                .isEqualTo(2.5);
+        assertThat(Comparison.medianBlockRatio(new long[] {1}, new long[] {1}, 2))
+                .isNaN();
+    }
+
+    @Test
+    void run_targetWithFloor_reportsTimesFloorBlockByBlock() {
+        ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
+        ComparisonResult r = Comparison.of(settings).target(mem("mem")).run();
+        assertThat(r.value("mem", Scenario.UNCONTENDED, "over_floor_by_blocks")).isPositive();
+        assertThat(ReportWriter.markdown(r))
+                .containsPattern("- mem, × floor block by block \\(.*× 2\\): \\d+\\.\\d\\d");
+    }
+
+    @Test
     void run_oursAndPeersOfOneBackend_uncontendedMeasuredInterleavedAndRatioNoted() {
         CopyOnWriteArrayList<String> calls = new CopyOnWriteArrayList<>();
         ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
