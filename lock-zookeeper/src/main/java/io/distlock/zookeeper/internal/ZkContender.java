@@ -330,18 +330,7 @@ final class ZkContender implements Contender {
             List<ACL> acl = driver.directCreateAcl();
             boolean multi = acl != null && driver.createAsMulti(parent);
             try {
-                if (multi) {
-                    // sent below, synchronously: the SendThread wakes us with the reply (an
-                    // asynchronous callback would add the EventThread's hop)
-                } else if (acl != null) {
-                    zk.create(
-                            driver.namespaced(nodePath),
-                            NO_DATA,
-                            acl,
-                            CreateMode.EPHEMERAL_SEQUENTIAL,
-                            (rc, p, c, name, stat) -> created.complete(new Created(rc, name, stat, -1)),
-                            null);
-                } else {
+                if (acl == null) {
                     // a given client without provider ACL: its own ACL provider applies
                     Stat stat = new Stat();
                     driver.client
@@ -351,6 +340,14 @@ final class ZkContender implements Contender {
                             .inBackground((BackgroundCallback) (c, ev) -> created.complete(new Created(
                                     ev.getResultCode(), ev.getName(), ev.getStat() != null ? ev.getStat() : stat, -1)))
                             .forPath(nodePath, NO_DATA);
+                } else if (!multi) {
+                    zk.create(
+                            driver.namespaced(nodePath),
+                            NO_DATA,
+                            acl,
+                            CreateMode.EPHEMERAL_SEQUENTIAL,
+                            (rc, p, c, name, stat) -> created.complete(new Created(rc, name, stat, -1)),
+                            null);
                 }
             } catch (Exception e) {
                 created.completeExceptionally(e);
@@ -359,9 +356,13 @@ final class ZkContender implements Contender {
             // a direct (synchronous) getChildren right behind the create: the SendThread wakes us
             // when its reply arrives, by which time the create's reply is already on its way to the
             // callback. Not with the multi, whose reply tells whether anyone else is queued.
-            List<String> listed = multi ? null : driver.childrenDirect(parent);
+            List<String> listed = null;
             if (multi) {
+                // synchronous: the SendThread wakes us with the reply (an asynchronous callback
+                // would add the EventThread's hop)
                 created.complete(createAsMulti(zk, nodePath, acl));
+            } else {
+                listed = driver.childrenDirect(parent);
             }
             Created reply = driver.await(created, "create in " + parent, ctx.lockName());
             unansweredCreate = null;
@@ -487,19 +488,17 @@ final class ZkContender implements Contender {
      */
     private Created createAsMulti(ZooKeeper zk, String nodePath, List<ACL> acl) {
         try {
-            return Created.ofMulti(
-                    KeeperException.Code.OK.intValue(),
-                    zk.multi(List.of(
-                            Op.create(driver.namespaced(nodePath), NO_DATA, acl, CreateMode.EPHEMERAL_SEQUENTIAL),
-                            Op.setData(driver.namespaced(parent), NO_DATA, -1))));
+            return Created.ofMulti(zk.multi(List.of(
+                    Op.create(driver.namespaced(nodePath), NO_DATA, acl, CreateMode.EPHEMERAL_SEQUENTIAL),
+                    Op.setData(driver.namespaced(parent), NO_DATA, -1))));
         } catch (KeeperException e) {
-            return new Created(e.code().intValue(), null, null, -1);
+            return Created.failed(e.code());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Created(KeeperException.Code.CONNECTIONLOSS.intValue(), null, null, -1);
+            return Created.failed(KeeperException.Code.CONNECTIONLOSS);
         } catch (RuntimeException e) {
             // e.g. the handle closed under us: as a lost reply, the node is looked for by its prefix
-            return new Created(KeeperException.Code.CONNECTIONLOSS.intValue(), null, null, -1);
+            return Created.failed(KeeperException.Code.CONNECTIONLOSS);
         }
     }
 
@@ -512,19 +511,25 @@ final class ZkContender implements Contender {
          * From the multi's results: our node's czxid is the parent's mzxid (one transaction for both
          * operations, one zxid); its ephemeral owner is the session the multi was sent on.
          */
-        static Created ofMulti(int rc, List<OpResult> results) {
-            if (rc != KeeperException.Code.OK.intValue()
-                    || results == null
+        static Created ofMulti(List<OpResult> results) {
+            if (results == null
                     || results.size() != 2
                     || !(results.get(0) instanceof OpResult.CreateResult create)
                     || !(results.get(1) instanceof OpResult.SetDataResult parentData)
                     || parentData.getStat() == null) {
-                int code = rc != KeeperException.Code.OK.intValue() ? rc : KeeperException.Code.SYSTEMERROR.intValue();
-                return new Created(code, null, null, -1);
+                return failed(KeeperException.Code.SYSTEMERROR);
             }
             Stat ours = new Stat();
             ours.setCzxid(parentData.getStat().getMzxid());
-            return new Created(rc, create.getPath(), ours, parentData.getStat().getNumChildren());
+            return new Created(
+                    KeeperException.Code.OK.intValue(),
+                    create.getPath(),
+                    ours,
+                    parentData.getStat().getNumChildren());
+        }
+
+        static Created failed(KeeperException.Code code) {
+            return new Created(code.intValue(), null, null, -1);
         }
     }
 
