@@ -708,17 +708,17 @@ public final class Comparison {
         double[] ratios = new double[blocks];
         for (int i = 0; i < blocks; i++) {
             int from = i * block;
-            ratios[i] = median(a, from, from + block) / median(b, from, from + block);
+            ratios[i] = blockP50(a, from, from + block) / blockP50(b, from, from + block);
         }
         Arrays.sort(ratios);
         return blocks % 2 == 1 ? ratios[blocks / 2] : (ratios[blocks / 2 - 1] + ratios[blocks / 2]) / 2;
     }
 
-    private static double median(long[] values, int from, int to) {
+    /** The p50 of samples {@code from} to {@code to}, as {@link #latencies} computes it. */
+    private static double blockP50(long[] values, int from, int to) {
         long[] part = Arrays.copyOfRange(values, from, to);
         Arrays.sort(part);
-        int n = part.length;
-        return n % 2 == 1 ? part[n / 2] : (part[n / 2 - 1] + part[n / 2]) / 2.0;
+        return pct(part, 0.50);
     }
 
     private static double pct(long[] sorted, double q) {
