@@ -113,6 +113,18 @@ class ZooKeeperSecurityIT {
         return track(locks);
     }
 
+    /** A started, connected Curator client on the plain port authenticated as {@code user:password}. */
+    private static CuratorFramework digestClient(String userAndPassword) throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(server.address())
+                .retryPolicy(new RetryOneTime(50))
+                .authorization("digest", userAndPassword.getBytes(StandardCharsets.UTF_8))
+                .build();
+        c.start();
+        assertThat(c.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return c;
+    }
+
     private ZooKeeperLockProvider plainClient(String user, String password) {
         ZooKeeperLockOptions.Builder b = ZooKeeperLockOptions.builder()
                 .connectString(server.address())
@@ -208,13 +220,7 @@ class ZooKeeperSecurityIT {
                     assertThat(a.getId()).isEqualTo(ZooDefs.Ids.ANYONE_ID_UNSAFE);
                     assertThat(a.getPerms()).isEqualTo(ZooDefs.Perms.READ);
                 });
-        try (CuratorFramework wrong = CuratorFrameworkFactory.builder()
-                .connectString(server.address())
-                .retryPolicy(new RetryOneTime(50))
-                .authorization("digest", ("locks:not-" + PASSWORD).getBytes(StandardCharsets.UTF_8))
-                .build()) {
-            wrong.start();
-            assertThat(wrong.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        try (CuratorFramework wrong = digestClient("locks:not-" + PASSWORD)) {
             for (CuratorFramework intruder : List.of(anonymous, wrong)) {
                 assertThatThrownBy(() -> intruder.delete().forPath(node))
                         .isInstanceOf(KeeperException.NoAuthException.class);
@@ -254,13 +260,7 @@ class ZooKeeperSecurityIT {
         // the lock's parent made beforehand by an operator: our identity may create, delete and
         // read in it, but not set its data (which the one-request create's multi does)
         Id locks = new Id("digest", DigestAuthenticationProvider.generateDigest("locks:" + PASSWORD));
-        try (CuratorFramework operator = CuratorFrameworkFactory.builder()
-                .connectString(server.address())
-                .retryPolicy(new RetryOneTime(50))
-                .authorization("digest", ("locks:" + PASSWORD).getBytes(StandardCharsets.UTF_8))
-                .build()) {
-            operator.start();
-            assertThat(operator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        try (CuratorFramework operator = digestClient("locks:" + PASSWORD)) {
             operator.create()
                     .creatingParentsIfNeeded()
                     .withACL(List.of(

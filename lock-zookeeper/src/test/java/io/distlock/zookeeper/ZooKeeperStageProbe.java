@@ -58,23 +58,8 @@ public final class ZooKeeperStageProbe {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         try (TestServer server = ZooKeeperServer.start();
-                ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder()
-                        .options(ZooKeeperLockOptions.builder()
-                                .connectString(server.address())
-                                .lockOptions(LockOptions.builder()
-                                        .leaseTime(Duration.ofSeconds(30))
-                                        .build())
-                                .build())
-                        .build();
-                ZooKeeperLockProvider pipelined = ZooKeeperLockProvider.builder()
-                        .options(ZooKeeperLockOptions.builder()
-                                .connectString(server.address())
-                                .rootPath("/pipelined")
-                                .lockOptions(LockOptions.builder()
-                                        .leaseTime(Duration.ofSeconds(30))
-                                        .build())
-                                .build())
-                        .build();
+                ZooKeeperLockProvider provider = provider(server.address(), ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
+                ZooKeeperLockProvider pipelined = provider(server.address(), "/pipelined");
                 CuratorFramework raw = curator(server.address());
                 CuratorFramework peer = curator(server.address());
                 MemoryLockProvider memory = MemoryLockProvider.create()) {
@@ -149,6 +134,18 @@ public final class ZooKeeperStageProbe {
             }
             run(ops, names, rounds, block);
         }
+    }
+
+    private static ZooKeeperLockProvider provider(String address, String root) {
+        return ZooKeeperLockProvider.builder()
+                .options(ZooKeeperLockOptions.builder()
+                        .connectString(address)
+                        .rootPath(root)
+                        .lockOptions(LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(30))
+                                .build())
+                        .build())
+                .build();
     }
 
     private static void run(Map<String, Op> ops, List<String> names, int rounds, int block) throws Exception {
