@@ -6,6 +6,8 @@ import io.distlock.tck.servers.MariaDbServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -17,6 +19,12 @@ import java.util.List;
  * --innodb-flush-log-at-trx-commit=2 --skip-log-bin}), and as a peer Spring Integration's {@code
  * JdbcLockRegistry} on the same server (its {@code INT_LOCK} table, created from the DDL it ships). Requests are counted from the server's
  * {@code Questions} status (minus the status queries themselves).
+ *
+ * <p>The bare requests ({@code bare_requests_floor_p50_us}, interleaved like the floor): the three
+ * statements of an uncontended acquire+release as lock-mysql-skiplocked sends them, prepared once,
+ * on two connections of their own (tables of their own, the same DDL): {@code SELECT … FOR UPDATE
+ * SKIP LOCKED} of the lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in
+ * autocommit on the second connection, {@code COMMIT}.
  */
 final class MySqlBackend extends ServerBackend {
     /**
@@ -30,6 +38,10 @@ final class MySqlBackend extends ServerBackend {
     private MariaDbServer server;
     private Connection stats;
     private Connection ping;
+    private Connection bareLock;
+    private Connection bareToken;
+    private PreparedStatement bareClaim;
+    private PreparedStatement bareNextToken;
 
     @Override
     public String name() {
@@ -41,6 +53,45 @@ final class MySqlBackend extends ServerBackend {
         server = MariaDbServer.start();
         stats = server.connect();
         ping = server.connect();
+        bareToken = connectAsOurs();
+        try (Statement s = bareToken.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS distlock_compare_bare (name VARCHAR(768) CHARACTER SET ascii"
+                    + " COLLATE ascii_bin NOT NULL PRIMARY KEY) ENGINE=InnoDB");
+            s.execute("CREATE TABLE IF NOT EXISTS distlock_compare_bare_token (name VARCHAR(768) CHARACTER SET ascii"
+                    + " COLLATE ascii_bin NOT NULL PRIMARY KEY, token BIGINT NOT NULL AUTO_INCREMENT,"
+                    + " UNIQUE KEY distlock_compare_bare_token_uk (token)) ENGINE=InnoDB");
+            s.execute("INSERT IGNORE INTO distlock_compare_bare (name) VALUES ('l')");
+        }
+        bareNextToken = bareToken.prepareStatement("REPLACE INTO distlock_compare_bare_token (name) VALUES ('l')");
+        bareLock = connectAsOurs();
+        bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        bareLock.setAutoCommit(false);
+        bareClaim = bareLock.prepareStatement(
+                "SELECT name FROM distlock_compare_bare WHERE name = ? FOR UPDATE SKIP LOCKED");
+        bareClaim.setString(1, "l");
+    }
+
+    /** A connection with the driver settings lock-mysql-skiplocked's pool uses (server-side prepared statements). */
+    private Connection connectAsOurs() throws SQLException {
+        return DriverManager.getConnection(
+                server.jdbcUrl() + "&useServerPrepStmts=true&cachePrepStmts=true&useLocalSessionState=true",
+                server.user(),
+                server.password());
+    }
+
+    /** The bare requests: claim, token, COMMIT. */
+    private synchronized void bareRequests() {
+        try {
+            try (ResultSet rs = bareClaim.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("bare claim: the row was locked");
+                }
+            }
+            bareNextToken.executeUpdate();
+            bareLock.commit();
+        } catch (SQLException e) {
+            throw unchecked(e);
+        }
     }
 
     private synchronized long questions() {
@@ -84,6 +135,7 @@ final class MySqlBackend extends ServerBackend {
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("mysql", uri)
                 .withFloor(this::selectOne, FLOOR_STATEMENTS)
+                .withExtraFloor("bare_requests_floor", this::bareRequests)
                 .withServerRequests(counter(this::questions))
                 .withServerVersion(version));
         if (peers) {
@@ -120,6 +172,12 @@ final class MySqlBackend extends ServerBackend {
             }
             if (ping != null) {
                 ping.close();
+            }
+            if (bareLock != null) {
+                bareLock.close();
+            }
+            if (bareToken != null) {
+                bareToken.close();
             }
         } catch (SQLException ignored) {
             // closing anyway

@@ -1,6 +1,8 @@
 package io.distlock.compare;
 
 import io.distlock.compare.peers.RedissonRedLockClient;
+import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.internal.Scripts;
 import io.distlock.tck.compare.ComparisonTarget;
 import io.distlock.tck.servers.RedisServer;
 import io.distlock.tck.servers.RedisServers;
@@ -17,6 +19,11 @@ import redis.clients.jedis.Protocol;
  * one, so the protocol floor is two (it was three until the fencing counter moved into round 1,
  * session 7). Requests are the sum of the
  * nodes' {@code total_reads_processed} (one per request on persistent connections).
+ *
+ * <p>The bare requests ({@code bare_requests_floor_p50_us}, interleaved like the floor): the two
+ * rounds of lock-redlock's uncontended acquire+release with its own scripts ({@code REDLOCK_ACQUIRE}
+ * to all five nodes, then {@code RELEASE} to all five), written the same way as the floor's
+ * {@code PING}s, on connections of their own, with no library code around them.
  */
 final class RedlockBackend extends ServerBackend {
     static final int NODES = 5;
@@ -24,6 +31,8 @@ final class RedlockBackend extends ServerBackend {
     private RedisServers servers;
     private final List<Jedis> stats = new ArrayList<>();
     private final List<Jedis> pings = new ArrayList<>();
+    private final List<Jedis> bare = new ArrayList<>();
+    private long bareOwners;
 
     @Override
     public String name() {
@@ -36,6 +45,10 @@ final class RedlockBackend extends ServerBackend {
         for (RedisServer s : servers.servers()) {
             stats.add(new Jedis(s.host(), s.port()));
             pings.add(new Jedis(s.host(), s.port()));
+            Jedis b = new Jedis(s.host(), s.port());
+            b.scriptLoad(Scripts.REDLOCK_ACQUIRE.text());
+            b.scriptLoad(Scripts.RELEASE.text());
+            bare.add(b);
         }
     }
 
@@ -72,6 +85,44 @@ final class RedlockBackend extends ServerBackend {
         }
     }
 
+    private static final RedisKeys BARE_KEYS = new RedisKeys("distlock-compare-bare");
+
+    /** The bare requests: round 1 (grant + counter) and the release round, each to all nodes at once. */
+    private synchronized void bareRounds() {
+        String owner = String.format("%032x", ++bareOwners);
+        for (Object reply : round(
+                Scripts.REDLOCK_ACQUIRE.sha(), "2", BARE_KEYS.lockKey("l"), BARE_KEYS.tokenKey("l"), owner, "10000")) {
+            if (!(reply instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
+                throw new IllegalStateException("bare round 1 not granted: " + reply);
+            }
+        }
+        for (Object reply : round(Scripts.RELEASE.sha(), "1", BARE_KEYS.lockKey("l"), owner, BARE_KEYS.channel("l"))) {
+            if (!Long.valueOf(1).equals(reply)) {
+                throw new IllegalStateException("bare release answered " + reply);
+            }
+        }
+    }
+
+    /** One {@code EVALSHA sha args…} written to every node before any reply is read. */
+    private List<Object> round(String sha, String... args) {
+        for (Jedis j : bare) {
+            j.getConnection().sendCommand(Protocol.Command.EVALSHA, concat(sha, args));
+            j.getConnection().getMany(0); // flushes, reads nothing
+        }
+        List<Object> replies = new ArrayList<>(bare.size());
+        for (Jedis j : bare) {
+            replies.add(j.getConnection().getOne());
+        }
+        return replies;
+    }
+
+    private static String[] concat(String first, String... rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
     @Override
     public List<ComparisonTarget> targets(boolean peers) {
         List<String> hostPorts = new ArrayList<>();
@@ -80,6 +131,7 @@ final class RedlockBackend extends ServerBackend {
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("redlock", "redlock://" + String.join(",", hostPorts) + "?leaseTime=10s")
                 .withFloor(this::parallelPing, 2)
+                .withExtraFloor("bare_requests_floor", this::bareRounds)
                 .withServerRequests(counter(this::commands))
                 .withServerVersion(NODES + " x redis " + version));
         if (peers) {
@@ -102,6 +154,7 @@ final class RedlockBackend extends ServerBackend {
     public void close() {
         stats.forEach(Jedis::close);
         pings.forEach(Jedis::close);
+        bare.forEach(Jedis::close);
         if (servers != null) {
             servers.close();
         }

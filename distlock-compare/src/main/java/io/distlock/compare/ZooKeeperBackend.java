@@ -18,10 +18,13 @@ import org.apache.curator.retry.RetryOneTime;
  * ZooKeeper: distlock's lock-zookeeper and Curator's InterProcessMutex on one ZooKeeper 3.8 server
  * ({@code forceSync=no}). Requests are counted from {@code mntr}'s packets_received.
  *
- * <p>Two floors, both interleaved with the uncontended run: the raw read round trip ({@code
- * exists}, × 2), and the write floor, one {@code create} + one {@code delete} of an ephemeral node
- * by the raw handle ({@code create_delete_floor_p50_us}): a ZooKeeper lock cannot do with less than
- * those two writes, which go through the server's commit pipeline and cost more than a read.
+ * <p>Floors interleaved with the uncontended run: the raw read round trip ({@code exists}, × 2);
+ * the write floor, one {@code create} + one {@code delete} of an ephemeral node by the raw handle
+ * ({@code create_delete_floor_p50_us}): a ZooKeeper lock cannot do with less than those two writes,
+ * which go through the server's commit pipeline and cost more than a read; and, for ours, the bare
+ * requests ({@code bare_requests_floor_p50_us}): lock-zookeeper's two, the {@code multi} of an
+ * ephemeral-sequential create and a {@code setData} of its parent, then the {@code delete}, by the
+ * raw handle under a parent of its own.
  *
  * <p>Hand-off floor ({@code handoff_floor_p50_us}, next to the hand-off scenarios): client A (the
  * floor client's raw handle) deletes an ephemeral node on which client B (a second session's raw
@@ -42,6 +45,14 @@ final class ZooKeeperBackend extends ServerBackend {
     public void start() throws Exception {
         server = ZooKeeperServer.start();
         floorClient = connect();
+        floorClient
+                .getZookeeperClient()
+                .getZooKeeper()
+                .create(
+                        BARE_PARENT,
+                        new byte[0],
+                        org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        org.apache.zookeeper.CreateMode.PERSISTENT);
     }
 
     /** A started Curator client of the test server, connected (for the raw probes' handles). */
@@ -77,6 +88,31 @@ final class ZooKeeperBackend extends ServerBackend {
         try {
             org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
             zk.delete(ephemeral(zk, "/distlock-compare-floor-"), -1);
+        } catch (Exception e) {
+            throw unchecked(e);
+        }
+    }
+
+    private static final String BARE_PARENT = "/distlock-compare-bare";
+
+    /** The bare requests: the multi (create + the parent's setData), then the delete. */
+    private void bareRequests() {
+        try {
+            org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
+            List<org.apache.zookeeper.OpResult> r = zk.multi(List.of(
+                    org.apache.zookeeper.Op.create(
+                            BARE_PARENT + "/n-",
+                            new byte[0],
+                            org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                            org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL),
+                    org.apache.zookeeper.Op.setData(BARE_PARENT, new byte[0], -1)));
+            if (((org.apache.zookeeper.OpResult.SetDataResult) r.get(1))
+                            .getStat()
+                            .getNumChildren()
+                    != 1) {
+                throw new IllegalStateException("bare requests: the node was not alone under " + BARE_PARENT);
+            }
+            zk.delete(((org.apache.zookeeper.OpResult.CreateResult) r.get(0)).getPath(), -1);
         } catch (Exception e) {
             throw unchecked(e);
         }
@@ -152,6 +188,7 @@ final class ZooKeeperBackend extends ServerBackend {
         out.add(ours("zookeeper", "zookeeper://" + server.address())
                 .withFloor(this::exists, 2)
                 .withExtraFloor("create_delete_floor", this::createDelete)
+                .withExtraFloor("bare_requests_floor", this::bareRequests)
                 .withHandoffFloor(this::handoffFloor)
                 .withServerRequests(counter(this::packets))
                 .withServerVersion(version));

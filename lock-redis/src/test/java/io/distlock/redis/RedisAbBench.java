@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * Interleaved A/B harness (not a test): in one JVM, alternates blocks of 50 of (a) distlock's
@@ -101,6 +102,23 @@ public final class RedisAbBench {
                 variants.put("raw-q-pooled", () -> rawQueued(pooled::evalsha, lockKey, tokenKey, qKey, wKey, channel));
                 variants.put(
                         "raw-q-dedicated", () -> rawQueued(dedicated::evalsha, lockKey, tokenKey, qKey, wKey, channel));
+                // the least a lock can send: SET NX PX (no script) and a compare-and-delete script,
+                // no fencing counter, no wake-up message, no queue (what issue 4 calls a hand-rolled
+                // two-script lock)
+                String cadSha = dedicated.scriptLoad(
+                        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0");
+                String minimalKey = lockKey.replace(":lock", ":minimal");
+                variants.put("minimal-unfenced", () -> {
+                    String owner = Owners.newOwner();
+                    if (!"OK"
+                            .equals(dedicated.set(
+                                    minimalKey,
+                                    owner,
+                                    SetParams.setParams().nx().px(10_000)))) {
+                        throw new IllegalStateException("minimal lock not free");
+                    }
+                    dedicated.evalsha(cadSha, List.of(minimalKey), List.of(owner));
+                });
                 variants.put("2ping-pooled", () -> {
                     pooled.ping();
                     pooled.ping();

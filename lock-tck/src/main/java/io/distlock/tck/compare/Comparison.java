@@ -293,7 +293,10 @@ public final class Comparison {
                             medianBlockRatio(nanos, floorNanos, INTERLEAVE_BLOCK) / target.floorRequestsPerOperation());
                 }
             }
-            extraNanos.forEach((k, n) -> v.put(k + "_p50_us", latencies(n).get("p50_us")));
+            extraNanos.forEach((k, n) -> {
+                v.put(k + "_p50_us", latencies(n).get("p50_us"));
+                v.put("over_" + k + "_by_blocks", medianBlockRatio(nanos, n, INTERLEAVE_BLOCK));
+            });
             if (target.peer() && ours.isPresent()) {
                 v.put("distlock_over_this_p50", latencies(ours.get().nanos).get("p50_us") / v.get("p50_us"));
             }

@@ -135,8 +135,12 @@ public record ComparisonTarget(
     /**
      * This target with an additional floor probe, run interleaved with the uncontended operations
      * like the main floor; its p50 is reported as {@code <metric>_p50_us} of the uncontended
-     * scenario and listed under the Markdown table. For backends whose cheapest honest operation is
-     * not a read (ZooKeeper: one create + one delete).
+     * scenario, the median over the interleaved blocks of each operation block's p50 ÷ the probe's
+     * adjacent block's as {@code over_<metric>_by_blocks}, and both are listed under the Markdown
+     * table. For floors that are not a no-op read: the cheapest honest operation of a backend
+     * (ZooKeeper: one create + one delete), or the exact requests a lock sends with no client code
+     * around them, which splits "× floor" into what the server spends on those requests and what
+     * the client adds.
      */
     public ComparisonTarget withExtraFloor(String metric, Runnable probe) {
         Objects.requireNonNull(metric, "metric must not be null");
@@ -159,9 +163,10 @@ public record ComparisonTarget(
 
     /**
      * This target with a hand-off floor probe: each call returns one sample, in nanoseconds, of the
-     * least a hand-off can cost on this server — the time from one client's raw delete call to
-     * another client's watch notification for that key, plus one raw read round trip by the
-     * notified client (what a waiter that is told of the release and confirms once needs). The
+     * least a hand-off can cost on this server — the time from one client's raw release signal (a
+     * delete of a watched key or node, or a Redis {@code PUBLISH}) to another client's notification,
+     * plus one raw read round trip by the notified client (what a waiter that is told of the release
+     * and confirms once needs). The
      * probe's argument is how long it stays idle (parked) between arming the watch and the delete,
      * in nanoseconds: 0 for back to back, or the scenario's {@link
      * ComparisonSettings#holdBeforeRelease()}, so that the floor pays what the hand-offs pay for

@@ -241,13 +241,24 @@ final class ReportWriter {
             for (String metric : t.extraFloors().keySet()) {
                 OptionalDouble extra = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, metric + "_p50_us");
                 if (extra.isPresent() && p50.isPresent()) {
+                    OptionalDouble floor = r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "floor_p50_us");
+                    String overFloor = floor.isPresent() && t.floorRequestsPerOperation() > 0
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " (%.2f × the round-trip floor)",
+                                    extra.getAsDouble() / (floor.getAsDouble() * t.floorRequestsPerOperation()))
+                            : "";
+                    OptionalDouble byBlocks =
+                            r.valueIfPresent(t.name(), Scenario.UNCONTENDED, "over_" + metric + "_by_blocks");
                     notes.add(String.format(
                             Locale.ROOT,
-                            "- %s, %s (interleaved): p50 %.0f µs; acquire+release = %.2f × it",
+                            "- %s, %s (interleaved): p50 %.0f µs%s; acquire+release = %.2f × it (%s block by block)",
                             t.name(),
                             metric,
                             extra.getAsDouble(),
-                            p50.getAsDouble() / extra.getAsDouble()));
+                            overFloor,
+                            p50.getAsDouble() / extra.getAsDouble(),
+                            fmt(byBlocks, "%.2f")));
                 }
             }
         }
@@ -304,8 +315,9 @@ final class ReportWriter {
             }
             if (!parts.isEmpty()) {
                 notes.add("- " + t.name()
-                        + ", hand-off against its floors (hand-off floor: a raw delete → the watch notification at"
-                        + " another client + one raw read, back to back and after the scenario's hold as idle"
+                        + ", hand-off against its floors (hand-off floor: a raw delete or PUBLISH → the"
+                        + " notification at another client + one raw read, back to back and after the scenario's"
+                        + " hold as idle"
                         + " time; a floor round trip after the same idle): " + String.join("; ", parts));
             }
         }

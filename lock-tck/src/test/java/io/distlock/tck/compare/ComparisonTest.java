@@ -126,6 +126,30 @@ class ComparisonTest {
     }
 
     @Test
+    void run_extraFloor_timedInterleaved_reportedOverTheRoundTripFloorAndBlockByBlock() {
+        ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        ComparisonResult r = Comparison.of(settings)
+                .target(mem("mem").withExtraFloor("bare_requests_floor", () -> {
+                    calls.incrementAndGet();
+                    long end = System.nanoTime() + 200_000; // 200 µs: far above mem's acquire+release
+                    while (System.nanoTime() - end < 0) {
+                        Thread.onSpinWait();
+                    }
+                }))
+                .run();
+
+        assertThat(calls.get()).isGreaterThanOrEqualTo(settings.iterations());
+        assertThat(r.value("mem", Scenario.UNCONTENDED, "bare_requests_floor_p50_us"))
+                .isGreaterThanOrEqualTo(200.0);
+        double byBlocks = r.value("mem", Scenario.UNCONTENDED, "over_bare_requests_floor_by_blocks");
+        assertThat(byBlocks).isGreaterThan(0.0).isLessThan(1.0);
+        assertThat(ReportWriter.markdown(r))
+                .containsPattern("- mem, bare_requests_floor \\(interleaved\\): p50 \\d+ µs \\(\\d+\\.\\d\\d × the"
+                        + " round-trip floor\\); acquire\\+release = 0\\.\\d\\d × it \\(0\\.\\d\\d block by block\\)");
+    }
+
+    @Test
     void run_oursAndPeersOfOneBackend_uncontendedMeasuredInterleavedAndRatioNoted() {
         CopyOnWriteArrayList<String> calls = new CopyOnWriteArrayList<>();
         ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
