@@ -190,6 +190,96 @@ class RedisHandOffIT {
         assertNothingLeftButCounter();
     }
 
+    /** A raw subscriber of the lock's channel: what every provider with a waiter of the lock hears. */
+    private final class ChannelListener implements AutoCloseable {
+        final String channel = "distlock:{" + LockNames.encode(name) + "}:released";
+        final List<String> messages = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
+        final redis.clients.jedis.JedisPubSub pubSub = new redis.clients.jedis.JedisPubSub() {
+            @Override
+            public void onMessage(String ch, String message) {
+                messages.add(message);
+            }
+
+            @Override
+            public void onSubscribe(String ch, int count) {
+                subscribed.countDown();
+            }
+        };
+        final Future<?> loop;
+
+        ChannelListener() throws InterruptedException {
+            loop = pool.submit(() -> {
+                try (Jedis j = fixture.admin()) {
+                    j.subscribe(pubSub, channel);
+                }
+            });
+            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+
+        /** Everything published on the channel before this call has been received once it returns. */
+        List<String> receivedSoFar() {
+            String marker = "marker-" + System.nanoTime();
+            try (Jedis admin = fixture.admin()) {
+                admin.publish(channel, marker); // delivered after every earlier message
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> messages.contains(marker));
+            return List.copyOf(messages.subList(0, messages.indexOf(marker)));
+        }
+
+        @Override
+        public void close() throws Exception {
+            pubSub.unsubscribe();
+            loop.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void handOff_grantPublishedOnTheGranteesOwnChannel_otherProvidersWaitingForTheLockNotWoken() throws Exception {
+        RedisLockProvider a = client(Duration.ofSeconds(10));
+        RedisLockProvider b = client(Duration.ofSeconds(10));
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        try (ChannelListener other = new ChannelListener()) {
+            Future<Optional<Lease>> waiter = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> queued() == 1);
+            try (Jedis admin = fixture.admin()) {
+                // the entry names the waiter's provider's own subscriber channel
+                String entry = admin.hvals(waitersKey()).get(0);
+                assertThat(entry).matches("\\d+ \\d+ \\d+ distlock:subscriber:[0-9a-f]{16}");
+            }
+            held.release();
+            Lease got = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(got.fencingToken().getAsLong())
+                    .isGreaterThan(held.fencingToken().getAsLong());
+            // a provider waiting for the same lock (subscribed to its channel) heard nothing of the grant
+            assertThat(other.receivedSoFar()).noneMatch(m -> m.startsWith("g "));
+            got.release();
+            assertThat(other.receivedSoFar()).anyMatch(m -> m.startsWith("1 ")); // a release with no waiter: to all
+        }
+        assertNothingLeftButCounter();
+    }
+
+    @Test
+    void handOff_entryWithoutGrantChannel_grantPublishedOnTheLockChannel() throws Exception {
+        // entries queued by clients from before session 10 name no channel of their own
+        RedisLockProvider a = client(Duration.ofSeconds(10));
+        Lease held = a.lock(name).tryAcquire().orElseThrow();
+        String lockKey = a.lockKey(name);
+        String old = "00112233445566778899aabbccddeeff";
+        try (ChannelListener listener = new ChannelListener();
+                Jedis admin = fixture.admin()) {
+            Object r = admin.evalsha(
+                    Scripts.ACQUIRE_QUEUED.sha(),
+                    List.of(lockKey, a.tokenKey(name), queueKey(), waitersKey()),
+                    List.of(old, "600", "60000", "30000", "250", "0"));
+            assertThat(((List<?>) r).get(0)).isEqualTo(0L);
+            held.release();
+            assertThat(admin.get(lockKey)).as("handed to the queued owner").isEqualTo(old);
+            assertThat(listener.receivedSoFar()).anyMatch(m -> m.startsWith("g " + old + " "));
+            admin.del(lockKey);
+        }
+    }
+
     @Test
     void handOff_grantedWaiterDied_lockFreedAfterItsTtl() throws Exception {
         RedisLockProvider a = client(Duration.ofSeconds(10));

@@ -512,18 +512,24 @@ public final class RedisDriver implements LockDriver {
                         ? MAX_REGISTER_MS
                         : Math.min(MAX_REGISTER_MS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
             }
-            Reply reply = run(
-                    Scripts.ACQUIRE_QUEUED,
-                    name,
-                    queuedKeys,
-                    List.of(
+            List<String> args = grant == null
+                    ? List.of(
                             owner,
                             leaseMillis,
                             counterTtlMillis,
                             Long.toString(registerMs),
                             marginMillis,
-                            Long.toString(purgeMillis)),
-                    false);
+                            Long.toString(purgeMillis))
+                    // queueing: a grant is to be published on our subscriber's own channel only
+                    : List.of(
+                            owner,
+                            leaseMillis,
+                            counterTtlMillis,
+                            Long.toString(registerMs),
+                            marginMillis,
+                            Long.toString(purgeMillis),
+                            subscriber.grantChannel());
+            Reply reply = run(Scripts.ACQUIRE_QUEUED, name, queuedKeys, args, false);
             List<?> result = (List<?>) reply.value();
             long flag = (Long) result.get(0);
             if (flag == 1) {

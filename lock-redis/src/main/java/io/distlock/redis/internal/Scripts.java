@@ -44,9 +44,16 @@ public final class Scripts {
 
     /**
      * Acquire with a FIFO waiter queue (the hand-off path). KEYS: lock, counter, queue (ZSET owner →
-     * arrival sequence), waiters (HASH owner → "deadlineMs ttlMs refreshedMs"). ARGV: owner, lease
-     * ms, counter TTL ms, register ms (how long the caller will still wait; 0 = a single try, never
-     * queued), margin ms, and optionally purge ms (0 or absent: none).
+     * arrival sequence), waiters (HASH owner → "deadlineMs ttlMs refreshedMs[ grantChannel]"). ARGV:
+     * owner, lease ms, counter TTL ms, register ms (how long the caller will still wait; 0 = a single
+     * try, never queued), margin ms, optionally purge ms (0 or absent: none), and optionally the
+     * channel on which a release is to publish the grant for {@code owner} (the waiter's provider's
+     * own subscriber channel; absent or empty: the lock's channel, as before session 10).
+     *
+     * <p>Grant channel: a grant published on the lock's channel reaches every provider that has a
+     * waiter of the lock, and each of their subscriber threads wakes to find the grant is not for
+     * it; with 50 waiting processes on two cores the granted one's turn came after most of them.
+     * Published on the grantee's provider's channel it wakes that provider alone.
      *
      * <p>Purge ({@code ARGV[6] > 0}, sent by a client that lost its connection to the previous
      * master and now talks to a promoted replica): if the lock is not held by {@code owner}, every
@@ -93,7 +100,7 @@ public final class Scripts {
             "  for _, h in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do",
             "    if h ~= ARGV[1] then",
             "      local w = redis.call('HGET', KEYS[4], h)",
-            "      local r = w and tonumber(string.match(w, '^%d+ %d+ (%d+)$'))",
+            "      local r = w and tonumber(string.match(w, '^%d+ %d+ (%d+)'))",
             "      if not r or r < cutoff then",
             "        redis.call('ZREM', KEYS[3], h)",
             "        redis.call('HDEL', KEYS[4], h)",
@@ -139,8 +146,9 @@ public final class Scripts {
             "    if last[2] and tonumber(last[2]) >= seq then seq = tonumber(last[2]) + 1 end",
             "    redis.call('ZADD', KEYS[3], string.format('%.0f', seq), ARGV[1])",
             "  end",
-            "  redis.call('HSET', KEYS[4], ARGV[1], string.format('%.0f', nowMs + bound) .. ' ' .. ARGV[2] .. ' '"
-                    + " .. string.format('%.0f', nowMs))",
+            "  local entry = string.format('%.0f', nowMs + bound) .. ' ' .. ARGV[2] .. ' ' .. string.format('%.0f', nowMs)",
+            "  if ARGV[7] and ARGV[7] ~= '' then entry = entry .. ' ' .. ARGV[7] end",
+            "  redis.call('HSET', KEYS[4], ARGV[1], entry)",
             "  local keep = bound + 1000",
             "  if redis.call('PTTL', KEYS[3]) < keep then redis.call('PEXPIRE', KEYS[3], keep) end",
             "  if redis.call('PTTL', KEYS[4]) < keep then redis.call('PEXPIRE', KEYS[4], keep) end",
@@ -152,8 +160,8 @@ public final class Scripts {
      * channel, counter TTL ms, and optionally purge ms (as in {@link #ACQUIRE_QUEUED}: entries not
      * refreshed within that many ms are passed over). If the key holds {@code owner}: pops queue
      * entries until one whose deadline has not passed (and, with purge, that was refreshed since), hands the lock to it ({@code SET lock waiter PX waiterTtl}, raises the
-     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs> <owner>"},
-     * returning 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code
+     * counter as {@link #ACQUIRE} does) and publishes {@code "g <waiter> <token> <server µs> <owner>"}
+     * on the waiter's grant channel if its entry names one (else on {@code channel}), returning 2; with no live waiter it deletes the lock (and the emptied queue), publishes {@code
      * "1 <owner>"} and
      * returns 1. If the key does not hold {@code owner}: removes {@code owner} from the queue (a
      * waiter leaving) and returns 0.
@@ -190,8 +198,8 @@ public final class Scripts {
             "  local h = head[1]",
             "  local last = not head[2]",
             "  local w = redis.call('HGET', KEYS[4], h)",
-            "  local d, ttl, r",
-            "  if w then d, ttl, r = string.match(w, '^(%d+) (%d+) ?(%d*)$') end",
+            "  local d, ttl, r, c",
+            "  if w then d, ttl, r, c = string.match(w, '^(%d+) (%d+) ?(%d*) ?(%S*)$') end",
             "  if last then",
             "    redis.call('DEL', KEYS[3], KEYS[4])",
             "  else",
@@ -204,7 +212,8 @@ public final class Scripts {
             "    if nowUs > token then token = nowUs end",
             "    local s = string.format('%.0f', token)",
             "    redis.call('SET', KEYS[2], s, 'PX', ARGV[3])",
-            "    redis.call('PUBLISH', ARGV[2], 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
+            "    if not c or c == '' then c = ARGV[2] end",
+            "    redis.call('PUBLISH', c, 'g ' .. h .. ' ' .. s .. ' ' .. string.format('%.0f', nowUs) .. ' ' .. ARGV[1])",
             "    return 2",
             "  end",
             "  if last then break end",

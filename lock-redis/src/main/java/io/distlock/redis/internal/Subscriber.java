@@ -31,7 +31,9 @@ import redis.clients.jedis.UnifiedJedis;
  * publishes again. Events that may have hidden a release (subscription confirmed, reconnection)
  * advance the channel's epoch and wake all its waiters once.
  *
- * <p>A grant message ends its waiter's wait: the subscriber thread wakes that thread and then drops
+ * <p>A grant message ends its waiter's wait. It comes on this subscriber's own channel ({@link
+ * #grantChannel()}, named by the waiter when it queued; on the lock's channel only from releasers
+ * older than session 10 or for entries that name no channel). The subscriber thread wakes that thread and then drops
  * its interest itself (the {@code UNSUBSCRIBE} of a channel left without waiters is written by the
  * subscriber thread, after the waiting thread was woken), so the woken thread returns without a
  * write on the connection.
@@ -208,6 +210,16 @@ public final class Subscriber implements AutoCloseable {
 
     public void start() {
         thread.start();
+    }
+
+    /**
+     * This subscriber's own channel ({@code <prefix>:subscriber:<random 64 bits>}), subscribed for as
+     * long as the connection is up, before any lock channel. A release that hands a lock to one of
+     * this provider's waiters publishes the grant here (the waiter named it when it queued), so the
+     * grant wakes this provider alone, not every provider waiting for the lock.
+     */
+    public String grantChannel() {
+        return controlChannel;
     }
 
     /** Registers one waiter's interest in {@code channel}; subscribes if it is the first. */
@@ -628,16 +640,18 @@ public final class Subscriber implements AutoCloseable {
             String unsubscribe = null;
             lock.lock();
             try {
-                Channel ch = channels.get(channel);
-                if (ch != null && message.startsWith("g ")) {
+                boolean own = channel.equals(controlChannel);
+                Channel ch = own ? null : channels.get(channel);
+                if ((ch != null || own) && message.startsWith("g ")) {
                     // "g <owner> <token> <server µs> <released owner>": the lock was handed to
-                    // <owner>; it is held now, so nobody else is woken
+                    // <owner>; it is held now, so nobody else is woken. On our own channel: a grant
+                    // to one of our waiters, whichever lock it waits for (owner values are unique)
                     String[] parts = message.split(" ", 5);
-                    if (parts.length == 5) {
-                        releasedOwner(channel, parts[4]);
-                    }
                     Grant g = parts.length >= 4 ? grants.get(parts[1]) : null;
-                    if (g != null && g.channel == ch) {
+                    if (parts.length == 5 && (!own || g != null)) {
+                        releasedOwner(own ? g.channel.name : channel, parts[4]);
+                    }
+                    if (g != null && (own || g.channel == ch)) {
                         try {
                             g.token = Long.parseLong(parts[2]);
                             g.serverMicros = Long.parseLong(parts[3]);
@@ -653,6 +667,9 @@ public final class Subscriber implements AutoCloseable {
                         }
                     }
                     return;
+                }
+                if (own) {
+                    return; // only grants are published on our own channel
                 }
                 if (message.startsWith("1 ")) {
                     releasedOwner(channel, message.substring(2));
