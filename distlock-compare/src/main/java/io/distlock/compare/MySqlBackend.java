@@ -1,6 +1,8 @@
 package io.distlock.compare;
 
 import io.distlock.compare.peers.JdbcLockRegistryClient;
+import io.distlock.mysql.MySqlLockOptions;
+import io.distlock.mysql.internal.MySqlDriver;
 import io.distlock.tck.compare.ComparisonTarget;
 import io.distlock.tck.servers.MariaDbServer;
 import java.net.URLEncoder;
@@ -22,7 +24,7 @@ import java.util.List;
  *
  * <p>The bare requests ({@code bare_requests_floor_p50_us}, interleaved like the floor): the three
  * statements of an uncontended acquire+release as lock-mysql-skiplocked sends them, prepared once,
- * on two connections of their own (tables of their own, the same DDL): {@code SELECT … FOR UPDATE
+ * on two connections of their own (tables of their own, from lock-mysql-skiplocked's DDL and statements): {@code SELECT … FOR UPDATE
  * SKIP LOCKED} of the lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in
  * autocommit on the second connection, {@code COMMIT}.
  */
@@ -54,20 +56,20 @@ final class MySqlBackend extends ServerBackend {
         stats = server.connect();
         ping = server.connect();
         bareToken = connectAsOurs();
+        MySqlLockOptions bareTables =
+                MySqlLockOptions.builder().table("distlock_compare_bare").build();
         try (Statement s = bareToken.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS distlock_compare_bare (name VARCHAR(768) CHARACTER SET ascii"
-                    + " COLLATE ascii_bin NOT NULL PRIMARY KEY) ENGINE=InnoDB");
-            s.execute("CREATE TABLE IF NOT EXISTS distlock_compare_bare_token (name VARCHAR(768) CHARACTER SET ascii"
-                    + " COLLATE ascii_bin NOT NULL PRIMARY KEY, token BIGINT NOT NULL AUTO_INCREMENT,"
-                    + " UNIQUE KEY distlock_compare_bare_token_uk (token)) ENGINE=InnoDB");
-            s.execute("INSERT IGNORE INTO distlock_compare_bare (name) VALUES ('l')");
+            for (String ddl : MySqlDriver.ddl(bareTables)) {
+                s.execute(ddl);
+            }
+            s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
-        bareNextToken = bareToken.prepareStatement("REPLACE INTO distlock_compare_bare_token (name) VALUES ('l')");
+        bareNextToken = bareToken.prepareStatement(MySqlDriver.tokenSql(bareTables));
+        bareNextToken.setString(1, "l");
         bareLock = connectAsOurs();
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);
-        bareClaim = bareLock.prepareStatement(
-                "SELECT name FROM distlock_compare_bare WHERE name = ? FOR UPDATE SKIP LOCKED");
+        bareClaim = bareLock.prepareStatement(MySqlDriver.claimSql(bareTables));
         bareClaim.setString(1, "l");
     }
 

@@ -117,11 +117,11 @@ public final class MySqlDriver implements LockDriver {
         this.ownsDataSource = ownsDataSource;
         this.options = options;
         String t = options.table();
-        this.skipLockedSql = "SELECT name FROM " + t + " WHERE name = ? FOR UPDATE SKIP LOCKED";
+        this.skipLockedSql = claimSql(options);
         this.waitSql = "SELECT name FROM " + t + " WHERE name = ? FOR UPDATE";
         this.existsSql = "SELECT 1 FROM " + t + " WHERE name = ?";
         this.insertSql = "INSERT IGNORE INTO " + t + " (name) VALUES (?)";
-        this.tokenSql = "REPLACE INTO " + options.tokenTable() + " (name) VALUES (?)";
+        this.tokenSql = tokenSql(options);
         this.setWaitTimeoutSql = "SET SESSION wait_timeout = " + options.waitTimeoutSeconds();
         // Bounded by the renewal interval: the engine's single watchdog thread runs every lease's
         // heartbeat, so one hung connection must not hold up the others for longer than that.
@@ -214,6 +214,22 @@ public final class MySqlDriver implements LockDriver {
             return;
         }
         closeQuietly(c);
+    }
+
+    /**
+     * The claim of a lock's row ({@code SELECT … FOR UPDATE SKIP LOCKED}, the name bound as the one
+     * parameter): the first of the three statements of an uncontended acquire+release.
+     */
+    public static String claimSql(MySqlLockOptions options) {
+        return "SELECT name FROM " + options.table() + " WHERE name = ? FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
+     * The fencing token's statement ({@code REPLACE} into the token table, the name bound as the one
+     * parameter; the token is the generated key), run in autocommit apart from the lock's transaction.
+     */
+    public static String tokenSql(MySqlLockOptions options) {
+        return "REPLACE INTO " + options.tokenTable() + " (name) VALUES (?)";
     }
 
     /** The DDL for {@code options}' tables, one statement per element. */
