@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * Redlock: distlock's lock-redlock over five independent redis-server masters, next to Redisson's
@@ -73,12 +74,8 @@ final class RedlockBackend extends ServerBackend {
      * PING through an executor thread, a thread hop per node that a client without it beat).
      */
     private synchronized void parallelPing() {
-        for (Jedis j : pings) {
-            j.getConnection().sendCommand(Protocol.Command.PING);
-            j.getConnection().getMany(0); // flushes, reads nothing
-        }
-        for (Jedis j : pings) {
-            String pong = j.getConnection().getStatusCodeReply();
+        for (Object reply : round(pings, Protocol.Command.PING)) {
+            String pong = reply instanceof byte[] b ? SafeEncoder.encode(b) : String.valueOf(reply);
             if (!"PONG".equals(pong)) {
                 throw new IllegalStateException("PING answered " + pong);
             }
@@ -91,36 +88,46 @@ final class RedlockBackend extends ServerBackend {
     private synchronized void bareRounds() {
         String owner = String.format("%032x", ++bareOwners);
         for (Object reply : round(
-                Scripts.REDLOCK_ACQUIRE.sha(), "2", BARE_KEYS.lockKey("l"), BARE_KEYS.tokenKey("l"), owner, "10000")) {
+                bare,
+                Protocol.Command.EVALSHA,
+                Scripts.REDLOCK_ACQUIRE.sha(),
+                "2",
+                BARE_KEYS.lockKey("l"),
+                BARE_KEYS.tokenKey("l"),
+                owner,
+                "10000")) {
             if (!(reply instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
                 throw new IllegalStateException("bare round 1 not granted: " + reply);
             }
         }
-        for (Object reply : round(Scripts.RELEASE.sha(), "1", BARE_KEYS.lockKey("l"), owner, BARE_KEYS.channel("l"))) {
+        for (Object reply : round(
+                bare,
+                Protocol.Command.EVALSHA,
+                Scripts.RELEASE.sha(),
+                "1",
+                BARE_KEYS.lockKey("l"),
+                owner,
+                BARE_KEYS.channel("l"))) {
             if (!Long.valueOf(1).equals(reply)) {
                 throw new IllegalStateException("bare release answered " + reply);
             }
         }
     }
 
-    /** One {@code EVALSHA sha args…} written to every node before any reply is read. */
-    private List<Object> round(String sha, String... args) {
-        for (Jedis j : bare) {
-            j.getConnection().sendCommand(Protocol.Command.EVALSHA, concat(sha, args));
+    /**
+     * One round: {@code command args…} written to every connection of {@code nodes} before any
+     * reply is read, then the replies in node order (the calling thread does both: no thread hop).
+     */
+    private static List<Object> round(List<Jedis> nodes, Protocol.Command command, String... args) {
+        for (Jedis j : nodes) {
+            j.getConnection().sendCommand(command, args);
             j.getConnection().getMany(0); // flushes, reads nothing
         }
-        List<Object> replies = new ArrayList<>(bare.size());
-        for (Jedis j : bare) {
+        List<Object> replies = new ArrayList<>(nodes.size());
+        for (Jedis j : nodes) {
             replies.add(j.getConnection().getOne());
         }
         return replies;
-    }
-
-    private static String[] concat(String first, String... rest) {
-        String[] all = new String[rest.length + 1];
-        all[0] = first;
-        System.arraycopy(rest, 0, all, 1, rest.length);
-        return all;
     }
 
     @Override

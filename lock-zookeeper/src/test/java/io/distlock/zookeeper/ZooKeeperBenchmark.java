@@ -315,9 +315,15 @@ public final class ZooKeeperBenchmark {
 
     /** Ours with a 30 s lease (no renewal during a run), as every ZooKeeper harness here opens it. */
     static ZooKeeperLockProvider provider(String cs) {
+        return provider(cs, ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
+    }
+
+    /** {@link #provider(String)} with its locks under {@code root}. */
+    static ZooKeeperLockProvider provider(String cs, String root) {
         return ZooKeeperLockProvider.builder()
                 .options(ZooKeeperLockOptions.builder()
                         .connectString(cs)
+                        .rootPath(root)
                         .lockOptions(LockOptions.builder()
                                 .leaseTime(Duration.ofSeconds(30))
                                 .build())

@@ -1,12 +1,10 @@
 package io.distlock.zookeeper;
 
-import io.distlock.LockOptions;
 import io.distlock.memory.MemoryLockProvider;
 import io.distlock.tck.servers.TestServer;
 import io.distlock.tck.servers.ZooKeeperServer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -58,8 +56,8 @@ public final class ZooKeeperStageProbe {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         try (TestServer server = ZooKeeperServer.start();
-                ZooKeeperLockProvider provider = provider(server.address(), ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
-                ZooKeeperLockProvider pipelined = provider(server.address(), "/pipelined");
+                ZooKeeperLockProvider provider = ZooKeeperBenchmark.provider(server.address());
+                ZooKeeperLockProvider pipelined = ZooKeeperBenchmark.provider(server.address(), "/pipelined");
                 CuratorFramework raw = curator(server.address());
                 CuratorFramework peer = curator(server.address());
                 MemoryLockProvider memory = MemoryLockProvider.create()) {
@@ -134,18 +132,6 @@ public final class ZooKeeperStageProbe {
             }
             run(ops, names, rounds, block);
         }
-    }
-
-    private static ZooKeeperLockProvider provider(String address, String root) {
-        return ZooKeeperLockProvider.builder()
-                .options(ZooKeeperLockOptions.builder()
-                        .connectString(address)
-                        .rootPath(root)
-                        .lockOptions(LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(30))
-                                .build())
-                        .build())
-                .build();
     }
 
     private static void run(Map<String, Op> ops, List<String> names, int rounds, int block) throws Exception {
