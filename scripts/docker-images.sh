@@ -1,5 +1,5 @@
 #!/bin/sh
-# Prepares Docker for the lock-tck docker profile on a machine without registry access:
+# Prepares Docker for the docker profile on a machine without registry access:
 #   1. installs docker.io if dockerd is missing (root),
 #   2. starts dockerd if no engine answers (root; --bridge=none --iptables=false, so containers
 #      only get host networking and nothing but loopback is ever addressed),
@@ -7,7 +7,7 @@
 #        distlock/redis:7.0-local   (/usr/bin/redis-server + its libraries)
 #        distlock/etcd:3.4-local    (/usr/bin/etcd + its libraries)
 # Idempotent: existing images are kept unless REBUILD=1. Then run:
-#   ./mvnw -pl lock-tck -am verify -Pdocker
+#   ./mvnw -pl lock-testing -am verify -Pdocker
 set -eu
 
 REDIS_IMAGE=${REDIS_IMAGE:-distlock/redis:7.0-local}

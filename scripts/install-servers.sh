@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs the Debian packages whose servers the distlock tests start (lock-tck io.distlock.tck.servers):
+# Installs the Debian packages whose servers the distlock tests start (lock-testing io.distlock.testing.servers):
 #   redis-server redis-sentinel etcd-server zookeeper mariadb-server
 # Idempotent: returns at once when everything is present. Without root and with packages missing,
 # prints what to install and exits 1.

@@ -1,6 +1,6 @@
 package io.distlock.nemesis;
 
-import io.distlock.tck.servers.SupervisedProcess;
+import io.distlock.testing.servers.SupervisedProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

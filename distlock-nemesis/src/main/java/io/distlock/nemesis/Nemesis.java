@@ -2,8 +2,8 @@ package io.distlock.nemesis;
 
 import io.distlock.Capabilities;
 import io.distlock.LockProvider;
-import io.distlock.tck.faults.Fault;
-import io.distlock.tck.faults.TcpProxy;
+import io.distlock.testing.faults.Fault;
+import io.distlock.testing.faults.TcpProxy;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.distlock.nemesis;
 
-import io.distlock.tck.servers.MariaDbServer;
+import io.distlock.testing.servers.MariaDbServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -1,15 +1,15 @@
 package io.distlock.nemesis;
 
-import io.distlock.tck.faults.Fault;
-import io.distlock.tck.faults.Faults;
-import io.distlock.tck.faults.TcpProxy;
-import io.distlock.tck.servers.EtcdCluster;
-import io.distlock.tck.servers.MariaDbServer;
-import io.distlock.tck.servers.RedisSentinelSetup;
-import io.distlock.tck.servers.RedisServer;
-import io.distlock.tck.servers.RedisServers;
-import io.distlock.tck.servers.TestServer;
-import io.distlock.tck.servers.ZooKeeperEnsemble;
+import io.distlock.testing.faults.Fault;
+import io.distlock.testing.faults.Faults;
+import io.distlock.testing.faults.TcpProxy;
+import io.distlock.testing.servers.EtcdCluster;
+import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.RedisSentinelSetup;
+import io.distlock.testing.servers.RedisServer;
+import io.distlock.testing.servers.RedisServers;
+import io.distlock.testing.servers.TestServer;
+import io.distlock.testing.servers.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.distlock.nemesis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.distlock.tck.servers.MariaDbServer;
+import io.distlock.testing.servers.MariaDbServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

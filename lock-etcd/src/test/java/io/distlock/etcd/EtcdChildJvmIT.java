@@ -8,7 +8,7 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.fencing.InMemoryFencingGuard;
 import io.distlock.fencing.StaleTokenException;
-import io.distlock.tck.faults.ChildJvmLockClient;
+import io.distlock.testing.faults.ChildJvmLockClient;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -120,7 +120,7 @@ class EtcdFaultIT {
     void keepaliveTrafficCutByProxy_lostByDeadline_beforeServerExpiresLease() throws Exception {
         String hostPort = server.endpoint().replace("http://", "");
         int colon = hostPort.lastIndexOf(':');
-        try (io.distlock.tck.faults.TcpProxy proxy = io.distlock.tck.faults.TcpProxy.start(
+        try (io.distlock.testing.faults.TcpProxy proxy = io.distlock.testing.faults.TcpProxy.start(
                         hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
                 io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()
                         .endpoints(server.endpoint())
@@ -137,7 +137,7 @@ class EtcdFaultIT {
                         .build()) {
             Lease held = a.lock("cut").acquire();
             long deadline = System.nanoTime() + held.remainingValidity().toNanos();
-            proxy.blackhole(io.distlock.tck.faults.TcpProxy.Direction.BOTH);
+            proxy.blackhole(io.distlock.testing.faults.TcpProxy.Direction.BOTH);
             try {
                 held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
                 long lateMs = (System.nanoTime() - deadline) / 1_000_000;

@@ -1,7 +1,7 @@
 package io.distlock.etcd;
 
-import io.distlock.tck.servers.EtcdCluster;
-import io.distlock.tck.servers.TestServer;
+import io.distlock.testing.servers.EtcdCluster;
+import io.distlock.testing.servers.TestServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

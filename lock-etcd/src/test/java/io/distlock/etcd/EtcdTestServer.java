@@ -1,6 +1,6 @@
 package io.distlock.etcd;
 
-import io.distlock.tck.servers.EtcdServer;
+import io.distlock.testing.servers.EtcdServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package io.distlock.mysql;
 
-import io.distlock.tck.servers.MariaDbServer;
+import io.distlock.testing.servers.MariaDbServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

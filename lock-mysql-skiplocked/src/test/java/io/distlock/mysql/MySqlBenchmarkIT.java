@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProviders;
-import io.distlock.tck.LogCapture;
+import io.distlock.testing.LogCapture;
 import java.net.URI;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import io.distlock.Lease;
 import io.distlock.redis.internal.Owners;
 import io.distlock.redis.internal.Scripts;
 import io.distlock.redis.internal.Topology;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

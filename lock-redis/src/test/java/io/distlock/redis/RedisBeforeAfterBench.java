@@ -1,6 +1,6 @@
 package io.distlock.redis;
 
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;

@@ -1,7 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.Lease;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

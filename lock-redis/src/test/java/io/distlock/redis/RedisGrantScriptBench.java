@@ -1,7 +1,7 @@
 package io.distlock.redis;
 
 import io.distlock.redis.internal.Scripts;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
-import io.distlock.tck.LogCapture;
-import io.distlock.tck.faults.TcpProxy;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.LogCapture;
+import io.distlock.testing.faults.TcpProxy;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

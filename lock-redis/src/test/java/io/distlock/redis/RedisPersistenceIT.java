@@ -3,7 +3,7 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;

@@ -2,7 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.Lease;
 import io.distlock.redis.internal.Scripts;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

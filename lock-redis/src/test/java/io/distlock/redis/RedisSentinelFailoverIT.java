@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
-import io.distlock.tck.faults.TcpProxy;
-import io.distlock.tck.servers.RedisSentinelSetup;
-import io.distlock.tck.servers.RedisServer;
-import io.distlock.tck.servers.TestServer;
+import io.distlock.testing.faults.TcpProxy;
+import io.distlock.testing.servers.RedisSentinelSetup;
+import io.distlock.testing.servers.RedisServer;
+import io.distlock.testing.servers.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.redis.internal.RedisKeys;
-import io.distlock.tck.servers.RedisSentinelSetup;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisSentinelSetup;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -4,9 +4,9 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisKeys;
 import io.distlock.tck.TckFixture;
-import io.distlock.tck.servers.RedisCluster;
-import io.distlock.tck.servers.RedisSentinelSetup;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisCluster;
+import io.distlock.testing.servers.RedisSentinelSetup;
+import io.distlock.testing.servers.RedisServer;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -14,7 +14,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
- * TCK fixture on real servers from {@code io.distlock.tck.servers}: a standalone server, a master +
+ * TCK fixture on real servers from {@code io.distlock.testing.servers}: a standalone server, a master +
  * replica watched by three Sentinels, or a 3-master Cluster. Connections of our providers are
  * recognised by their client name ({@code distlock}), so admin, replication and Sentinel connections
  * are not counted.

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.fencing.JdbcFencingGuard;
-import io.distlock.tck.faults.ChildJvmLockClient;
-import io.distlock.tck.servers.MariaDbServer;
-import io.distlock.tck.servers.RedisServers;
+import io.distlock.testing.faults.ChildJvmLockClient;
+import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.RedisServers;
 import java.sql.Connection;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,14 +1,14 @@
 package io.distlock.zookeeper;
 
 import io.distlock.LockOptions;
-import io.distlock.tck.compare.Comparison;
-import io.distlock.tck.compare.ComparisonResult;
-import io.distlock.tck.compare.ComparisonSettings;
-import io.distlock.tck.compare.ComparisonTarget;
-import io.distlock.tck.compare.LockClient;
-import io.distlock.tck.compare.Scenario;
-import io.distlock.tck.servers.TestServer;
-import io.distlock.tck.servers.ZooKeeperServer;
+import io.distlock.compare.Comparison;
+import io.distlock.compare.ComparisonResult;
+import io.distlock.compare.ComparisonSettings;
+import io.distlock.compare.ComparisonTarget;
+import io.distlock.compare.LockClient;
+import io.distlock.compare.Scenario;
+import io.distlock.testing.servers.TestServer;
+import io.distlock.testing.servers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

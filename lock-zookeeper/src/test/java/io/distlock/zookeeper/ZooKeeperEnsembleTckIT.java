@@ -2,7 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.tck.LockProviderTck;
 import io.distlock.tck.TckFixture;
-import io.distlock.tck.servers.ZooKeeperEnsemble;
+import io.distlock.testing.servers.ZooKeeperEnsemble;
 
 /** The full TCK against a 3-server ZooKeeper 3.8 ensemble, one process per server. */
 class ZooKeeperEnsembleTckIT extends LockProviderTck {

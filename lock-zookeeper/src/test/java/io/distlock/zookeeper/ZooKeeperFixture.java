@@ -3,10 +3,10 @@ package io.distlock.zookeeper;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.tck.TckFixture;
-import io.distlock.tck.faults.TcpProxy;
-import io.distlock.tck.servers.TestServer;
-import io.distlock.tck.servers.ZooKeeperEnsemble;
-import io.distlock.tck.servers.ZooKeeperServer;
+import io.distlock.testing.faults.TcpProxy;
+import io.distlock.testing.servers.TestServer;
+import io.distlock.testing.servers.ZooKeeperEnsemble;
+import io.distlock.testing.servers.ZooKeeperServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,14 +68,14 @@ final class ZooKeeperFixture implements TckFixture {
         return new ZooKeeperFixture(cluster.getConnectString(), cluster, null, null, null);
     }
 
-    /** A fixture on a standalone ZooKeeper 3.8 server in its own process (lock-tck launcher). */
+    /** A fixture on a standalone ZooKeeper 3.8 server in its own process (lock-testing launcher). */
     static ZooKeeperFixture serverProcess() {
         TestServer s = ZooKeeperServer.start();
         return new ZooKeeperFixture(s.address(), s, s::kill, () -> s.restart(true), () -> aliveConnections(List.of(s)))
                 .proxied();
     }
 
-    /** A fixture on a 3-server ZooKeeper 3.8 ensemble, one process per server (lock-tck launcher). */
+    /** A fixture on a 3-server ZooKeeper 3.8 ensemble, one process per server (lock-testing launcher). */
     static ZooKeeperFixture ensembleProcesses(ZooKeeperEnsemble e) {
         return new ZooKeeperFixture(
                 e.connectString(),

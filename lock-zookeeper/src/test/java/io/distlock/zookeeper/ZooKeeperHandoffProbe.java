@@ -1,8 +1,8 @@
 package io.distlock.zookeeper;
 
 import io.distlock.Lease;
-import io.distlock.tck.servers.TestServer;
-import io.distlock.tck.servers.ZooKeeperServer;
+import io.distlock.testing.servers.TestServer;
+import io.distlock.testing.servers.ZooKeeperServer;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.fencing.InMemoryFencingGuard;
 import io.distlock.fencing.StaleTokenException;
-import io.distlock.tck.faults.TcpProxy;
+import io.distlock.testing.faults.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

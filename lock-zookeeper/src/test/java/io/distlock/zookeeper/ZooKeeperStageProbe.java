@@ -1,8 +1,8 @@
 package io.distlock.zookeeper;
 
 import io.distlock.memory.MemoryLockProvider;
-import io.distlock.tck.servers.TestServer;
-import io.distlock.tck.servers.ZooKeeperServer;
+import io.distlock.testing.servers.TestServer;
+import io.distlock.testing.servers.ZooKeeperServer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import io.distlock.examples.batch.SingleNodeBatchJob.Outcome;
 import io.distlock.examples.batch.SingleNodeBatchJob.Status;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.RedisLockProvider;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;

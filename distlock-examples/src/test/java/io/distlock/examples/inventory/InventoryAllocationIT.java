@@ -6,7 +6,7 @@ import io.distlock.examples.inventory.InventoryAllocation.Order;
 import io.distlock.examples.inventory.InventoryAllocation.Summary;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
-import io.distlock.tck.servers.MariaDbServer;
+import io.distlock.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -9,7 +9,7 @@ import io.distlock.examples.transfer.FencedMoneyTransfer.Plan;
 import io.distlock.fencing.StaleTokenException;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
-import io.distlock.tck.servers.MariaDbServer;
+import io.distlock.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

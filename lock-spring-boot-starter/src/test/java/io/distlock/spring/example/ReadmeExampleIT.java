@@ -2,10 +2,10 @@ package io.distlock.spring.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.build.ReadmeExamples;
 import io.distlock.spring.boot.DistlockHealthIndicator;
-import io.distlock.tck.ReadmeExamples;
-import io.distlock.tck.servers.MariaDbServer;
-import io.distlock.tck.servers.RedisServer;
+import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.RedisServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

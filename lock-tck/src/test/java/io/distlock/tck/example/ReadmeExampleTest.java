@@ -2,7 +2,7 @@ package io.distlock.tck.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.distlock.tck.ReadmeExamples;
+import io.distlock.build.ReadmeExamples;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +12,6 @@ class ReadmeExampleTest {
     void readme_javaExamples_equalTheTestedFiles() {
         Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
         int examples = ReadmeExamples.assertBlocksEqualFiles(base);
-        assertThat(examples).as("examples found in README.md").isEqualTo(3);
+        assertThat(examples).as("examples found in README.md").isEqualTo(2);
     }
 }

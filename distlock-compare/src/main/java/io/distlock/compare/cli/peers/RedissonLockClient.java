@@ -1,0 +1,47 @@
+package io.distlock.compare.cli.peers;
+
+import io.distlock.compare.LockClient;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Peer: Redisson's {@code RLock} (watchdog-renewed, pub/sub wake-up). One Redisson instance per
+ * client, with small pools so that many clients fit on one machine.
+ */
+public final class RedissonLockClient implements LockClient {
+    private final RedissonClient redisson;
+
+    public RedissonLockClient(String host, int port) {
+        this.redisson = Redisson.create(smallConfig(host + ":" + port));
+    }
+
+    @Override
+    public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
+        RLock lock = redisson.getLock("redisson-peer:" + name);
+        boolean ok = maxWait.isZero() ? lock.tryLock() : lock.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+        return ok ? Optional.of(lock::unlock) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        redisson.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** One node, two netty threads and tiny pools, so that many clients fit on one machine. */
+    static Config smallConfig(String hostPort) {
+        Config config = new Config();
+        config.setNettyThreads(2);
+        config.useSingleServer()
+                .setAddress("redis://" + hostPort)
+                .setConnectionMinimumIdleSize(1)
+                .setConnectionPoolSize(2)
+                .setSubscriptionConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionPoolSize(1);
+        return config;
+    }
+}

@@ -1,0 +1,33 @@
+package io.distlock.compare;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * What one scenario measured for one target. Values are keyed by metric name, with units in the
+ * name ({@code p50_us}, {@code ops_per_s}, {@code round_trips_per_op}, ...).
+ *
+ * @param target the target's name
+ * @param scenario the scenario
+ * @param values the metrics
+ * @param samplesMicros latency samples in microseconds (possibly down-sampled), for distributions
+ * @param note what went wrong or what to keep in mind, or null
+ */
+public record Measurement(
+        String target, Scenario scenario, Map<String, Double> values, List<Double> samplesMicros, String note) {
+
+    public Measurement {
+        Objects.requireNonNull(target);
+        Objects.requireNonNull(scenario);
+        values = Map.copyOf(values);
+        samplesMicros = samplesMicros == null ? List.of() : List.copyOf(samplesMicros);
+    }
+
+    /** The value of {@code metric}, if measured. */
+    public OptionalDouble value(String metric) {
+        Double v = values.get(metric);
+        return v == null ? OptionalDouble.empty() : OptionalDouble.of(v);
+    }
+}
