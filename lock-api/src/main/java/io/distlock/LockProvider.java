@@ -1,6 +1,8 @@
 package io.distlock;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Entry point to one backend: a client connection (or pool) and the threads that keep its leases
@@ -78,6 +80,20 @@ public interface LockProvider extends AutoCloseable {
             throw failure;
         }
         return released;
+    }
+
+    /**
+     * This provider, or something behind it, as {@code type}: the provider itself if it is a {@code
+     * type} (for example a backend's provider class behind a {@link ReentrantLockProvider}), or a
+     * service the backend offers through the SPI (such as {@link io.distlock.spi.FaultHooks}, which
+     * the TCK uses). Decorators look through to the provider they wrap.
+     *
+     * @return the object, or empty if neither this provider nor anything behind it is a {@code type}
+     * @throws NullPointerException if {@code type} is null
+     */
+    default <T> Optional<T> unwrap(Class<T> type) {
+        Objects.requireNonNull(type, "type must not be null");
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
     @Override

@@ -66,6 +66,13 @@ public final class ReentrantLockProvider implements LockProvider {
         return delegate.heldLeases();
     }
 
+    /** This decorator if it is a {@code type}, otherwise what the wrapped provider offers. */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        Objects.requireNonNull(type, "type must not be null");
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : delegate.unwrap(type);
+    }
+
     @Override
     public void close() {
         delegate.close();

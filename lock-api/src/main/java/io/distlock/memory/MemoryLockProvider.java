@@ -5,10 +5,12 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The in-JVM provider ({@code mem://}): the reference implementation of the distlock contract, with
@@ -71,11 +73,15 @@ public final class MemoryLockProvider implements LockProvider {
     }
 
     /**
-     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
-     * locks stay on the server until their TTL runs out. Its leases are reported lost locally.
+     * Also offers {@link FaultHooks}: {@code simulateCrash()} stops renewing and disconnects without
+     * releasing, so this client's locks stay on the server until their TTL runs out.
      */
-    public void simulateCrash() {
-        engine.abandon();
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == FaultHooks.class) {
+            return Optional.of(type.cast(engine.faultHooks(() -> {})));
+        }
+        return LockProvider.super.unwrap(type);
     }
 
     @Override

@@ -183,6 +183,18 @@ public final class LockEngine implements LockProvider {
     }
 
     /**
+     * The {@link FaultHooks} of a provider built on this engine: {@code simulateCrash()} runs {@code
+     * beforeCrash} (for example to drop a session without closing it) and then {@link #abandon()}.
+     */
+    public FaultHooks faultHooks(Runnable beforeCrash) {
+        Objects.requireNonNull(beforeCrash, "beforeCrash must not be null");
+        return () -> {
+            beforeCrash.run();
+            abandon();
+        };
+    }
+
+    /**
      * Simulates a crash of this client: stops renewing and closes the driver without releasing
      * anything, the way a killed process would leave its locks (they expire on the server). Held
      * leases are reported lost. For tests and fault injection.

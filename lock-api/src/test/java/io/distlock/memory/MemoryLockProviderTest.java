@@ -9,7 +9,10 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockObserver;
 import io.distlock.LockOptions;
+import io.distlock.LockProvider;
 import io.distlock.LockTimeoutException;
+import io.distlock.ReentrantLockProvider;
+import io.distlock.spi.FaultHooks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -278,12 +281,12 @@ class MemoryLockProviderTest {
     }
 
     @Test
-    void simulateCrash_leavesLockUntilTtl() throws Exception {
+    void faultHooksSimulateCrash_leavesLockUntilTtl() throws Exception {
         MemoryLockProvider a =
                 client(LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
         MemoryLockProvider b = client();
         Lease lease = a.lock("k").tryAcquire().orElseThrow();
-        a.simulateCrash();
+        a.unwrap(FaultHooks.class).orElseThrow().simulateCrash();
         assertThat(lease.isValid()).isFalse();
         assertThat(server.owner("k")).isPresent();
         long start = System.nanoTime();
@@ -291,6 +294,20 @@ class MemoryLockProviderTest {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_500);
         assertThat(next.fencingToken().getAsLong())
                 .isGreaterThan(lease.fencingToken().getAsLong());
+    }
+
+    @Test
+    void unwrap_selfFaultHooksAndThroughTheReentrantDecorator() {
+        MemoryLockProvider a = client();
+        LockProvider wrapped = ReentrantLockProvider.wrap(a);
+        assertThat(a.unwrap(MemoryLockProvider.class)).containsSame(a);
+        assertThat(wrapped.unwrap(MemoryLockProvider.class)).containsSame(a);
+        assertThat(wrapped.unwrap(ReentrantLockProvider.class)).containsSame((ReentrantLockProvider) wrapped);
+        assertThat(wrapped.unwrap(FaultHooks.class)).isPresent();
+        assertThat(a.unwrap(String.class)).isEmpty();
+        assertThatThrownBy(() -> a.unwrap(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("type");
     }
 
     @Test

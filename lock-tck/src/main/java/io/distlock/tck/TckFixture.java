@@ -3,6 +3,7 @@ package io.distlock.tck;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.spi.FaultHooks;
 
 /**
  * What a backend gives the TCK: a way to open independent clients, and optional fault hooks.
@@ -47,9 +48,14 @@ public interface TckFixture extends AutoCloseable {
      * <p>Not a kill: a killed process's sockets are closed by the operating system, which some
      * backends (MySQL, ZooKeeper on a clean close) take as an immediate release. That case has no
      * stale belief left to protect; fault suites cover it with real child JVMs.
+     *
+     * <p>The default calls {@link FaultHooks#simulateCrash()} of the provider's {@code
+     * unwrap(FaultHooks.class)}, and is unsupported if the provider offers no such hook.
      */
     default void crashClient(LockProvider client) {
-        throw new UnsupportedHookException("crashClient");
+        client.unwrap(FaultHooks.class)
+                .orElseThrow(() -> new UnsupportedHookException("crashClient"))
+                .simulateCrash();
     }
 
     /**

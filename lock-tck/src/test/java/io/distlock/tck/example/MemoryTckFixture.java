@@ -26,11 +26,6 @@ public final class MemoryTckFixture implements TckFixture {
     }
 
     @Override
-    public void crashClient(LockProvider client) {
-        ((MemoryLockProvider) client).simulateCrash();
-    }
-
-    @Override
     public void stopServer() {
         server.setAvailable(false);
     }
