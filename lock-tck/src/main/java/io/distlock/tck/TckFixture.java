@@ -59,6 +59,19 @@ public interface TckFixture extends AutoCloseable {
     }
 
     /**
+     * Opens a client of the fixture's server, like {@link #newClient(LockOptions)}, that presents
+     * wrong credentials (a wrong password for an existing user, or an unknown user). The error rules
+     * expect such a client to fail with {@link io.distlock.LockConfigurationException} when it is
+     * opened or on its first request, at once and without retrying, and never with {@link
+     * io.distlock.BackendUnavailableException} (which tells callers to retry). The fixture's
+     * server must require authentication for this hook to mean anything; a fixture that may return
+     * either a provider or throw while opening it lets the TCK see both.
+     */
+    default LockProvider newClientWithWrongCredentials(LockOptions options) {
+        throw new UnsupportedHookException("newClientWithWrongCredentials");
+    }
+
+    /**
      * Cuts {@code client} off from the server (requests hang or fail) until {@link
      * #restoreClientNetwork(LockProvider)}.
      */
