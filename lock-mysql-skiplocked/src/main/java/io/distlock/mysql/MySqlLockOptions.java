@@ -1,28 +1,44 @@
 package io.distlock.mysql;
 
-import io.distlock.LockOptions;
+import io.distlock.Credentials;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * Settings of a {@link MySqlLockProvider}: the lock table, whether to create the schema at start-up,
- * the size of the connection pool the provider opens itself, and the common {@link LockOptions}.
- * Immutable; build with {@link #builder()}, derive with {@link #mutate()}.
+ * and how the provider's own connection pool connects (credentials, TLS, timeouts, size). The lease
+ * settings are the provider builder's {@code lockOptions}. Immutable; build with {@link #builder()},
+ * derive with {@link #mutate()}.
+ *
+ * <p>Credentials, TLS, timeouts, {@code poolSize} and {@code poolWaitTimeout} apply to the pool the
+ * provider opens from a {@code jdbcUrl}; with a caller's {@code DataSource} the caller's pool
+ * decides them (setting credentials or TLS together with a {@code DataSource} is rejected).
  *
  * <p>Pool sizing: every held lock keeps one connection (its open transaction) for the life of its
- * lease, and every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
+ * lease, every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
  * waits, each {@code claimRows} call keeps one for its transaction, and the provider keeps one for
- * fencing tokens. A released lock connection may be kept for the next acquisition for up to 200
- * ms (given back within 50 ms when someone waits for the pool). Size the pool at least {@code (locks
- * held at once) + (concurrent waiters) + (concurrent claims) + 1}; when the pool
- * is exhausted an acquisition fails after {@link #connectionTimeout()} with a {@link
+ * fencing tokens. A released lock connection may be kept for the next acquisition for up to 200 ms
+ * (given back within 50 ms when someone waits for the pool). Size the pool at least {@code (locks
+ * held at once) + (concurrent waiters) + (concurrent claims) + 1}; when the pool is exhausted an
+ * acquisition fails after {@link #poolWaitTimeout()} with a {@link
  * io.distlock.BackendUnavailableException}.
  *
  * <p>Lease time: the server drops a holder that stops heartbeating after the lock connection's
  * session {@code wait_timeout}, which is the lease time rounded <em>up</em> to whole seconds (at least
  * one second). Leases shorter than {@link #RECOMMENDED_MIN_LEASE_TIME} are accepted, but the server
  * then keeps a paused holder's lock for up to a whole second.
+ *
+ * <pre>{@code
+ * MySqlLockOptions options = MySqlLockOptions.builder()
+ *         .credentials(Credentials.of("distlock_app", System.getenv("DB_PASSWORD")))
+ *         .tls(TlsOptions.builder().trustStore(Path.of("/etc/ssl/db-ca.p12"), storePassword).build())
+ *         .poolSize(20)
+ *         .build();
+ * }</pre>
  */
 public final class MySqlLockOptions {
 
@@ -30,8 +46,10 @@ public final class MySqlLockOptions {
     public static final String DEFAULT_TABLE = "distlock_locks";
     /** Default size of the provider's own pool: 10 connections. */
     public static final int DEFAULT_POOL_SIZE = 10;
-    /** Default time to wait for a pooled connection: 5 seconds. */
-    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+    /** Default time to wait for a free connection of the provider's own pool: 5 seconds. */
+    public static final Duration DEFAULT_POOL_WAIT_TIMEOUT = Duration.ofSeconds(5);
+    /** Shortest {@link #poolWaitTimeout()} accepted: 250 ms (HikariCP's minimum). */
+    public static final Duration MIN_POOL_WAIT_TIMEOUT = Duration.ofMillis(250);
     /** Below this lease time the server-side expiry (whole seconds) is coarser than the lease. */
     public static final Duration RECOMMENDED_MIN_LEASE_TIME = Duration.ofSeconds(2);
     /** The suffix of the token table's name. */
@@ -43,17 +61,22 @@ public final class MySqlLockOptions {
     private final String table;
     private final boolean createSchema;
     private final int poolSize;
-    private final Duration connectionTimeout;
-    private final LockOptions lockOptions;
+    private final Duration poolWaitTimeout;
+    private final Credentials credentials;
+    private final TlsOptions tls;
+    private final TimeoutOptions timeouts;
 
     private MySqlLockOptions(Builder b) {
         this.table = b.table;
         this.createSchema = b.createSchema;
         this.poolSize = b.poolSize;
-        this.connectionTimeout = b.connectionTimeout;
-        this.lockOptions = b.lockOptions;
+        this.poolWaitTimeout = b.poolWaitTimeout;
+        this.credentials = b.credentials;
+        this.tls = b.tls;
+        this.timeouts = b.timeouts;
     }
 
+    /** Every setting at its default. */
     public static MySqlLockOptions defaults() {
         return DEFAULTS;
     }
@@ -62,17 +85,20 @@ public final class MySqlLockOptions {
         return new Builder();
     }
 
+    /** A builder holding these settings. */
     public Builder mutate() {
         Builder b = new Builder();
         b.table = table;
         b.createSchema = createSchema;
         b.poolSize = poolSize;
-        b.connectionTimeout = connectionTimeout;
-        b.lockOptions = lockOptions;
+        b.poolWaitTimeout = poolWaitTimeout;
+        b.credentials = credentials;
+        b.tls = tls;
+        b.timeouts = timeouts;
         return b;
     }
 
-    /** The lock table. */
+    /** The lock table (default {@link #DEFAULT_TABLE}). */
     public String table() {
         return table;
     }
@@ -82,39 +108,52 @@ public final class MySqlLockOptions {
         return table + TOKEN_TABLE_SUFFIX;
     }
 
-    /** Whether the provider creates both tables at start-up if they are missing. */
+    /** Whether the provider creates both tables at start-up if they are missing (default false). */
     public boolean createSchema() {
         return createSchema;
     }
 
-    /** Maximum size of the pool the provider opens itself (ignored with a caller's DataSource). */
+    /** Maximum size of the pool the provider opens itself (default {@link #DEFAULT_POOL_SIZE}). */
     public int poolSize() {
         return poolSize;
     }
 
-    /** How long to wait for a connection from the provider's own pool. */
-    public Duration connectionTimeout() {
-        return connectionTimeout;
+    /**
+     * How long an acquisition, a wait or a claim waits for a free connection of the provider's own
+     * pool (default {@link #DEFAULT_POOL_WAIT_TIMEOUT}). A refused login ends the wait at once.
+     */
+    public Duration poolWaitTimeout() {
+        return poolWaitTimeout;
     }
 
-    /** Lease settings. */
-    public LockOptions lockOptions() {
-        return lockOptions;
+    /** The MySQL user and password of the provider's own pool; empty: the JDBC URL's, if any. */
+    public Optional<Credentials> credentials() {
+        return Optional.ofNullable(credentials);
+    }
+
+    /** TLS of the provider's own pool (default {@link TlsOptions#disabled()}). */
+    public TlsOptions tls() {
+        return tls;
     }
 
     /**
-     * The session {@code wait_timeout} set on a lock connection while it holds a lock: the lease
-     * time rounded up to whole seconds, at least 1.
+     * Network timeouts of the provider's own pool (default {@link TimeoutOptions#defaults()}). The
+     * connect timeout is Connector/J's {@code connectTimeout}. The request timeout bounds the
+     * provider's own short statements (the heartbeat, the fencing token, restoring a released
+     * connection), never longer than the renewal interval; it is not Connector/J's {@code
+     * socketTimeout}, because a lock connection waits on row locks by design and runs your own
+     * statements ({@code connection(Lease)}, {@code claimRows}), which it must not cut off.
      */
-    public long waitTimeoutSeconds() {
-        long millis = lockOptions.leaseTime().toMillis();
-        return Math.max(1, (millis + 999) / 1000);
+    public TimeoutOptions timeouts() {
+        return timeouts;
     }
 
+    /** Names every setting; never a password. */
     @Override
     public String toString() {
         return "MySqlLockOptions{table=" + table + ", createSchema=" + createSchema + ", poolSize=" + poolSize
-                + ", connectionTimeout=" + connectionTimeout + ", " + lockOptions + '}';
+                + ", poolWaitTimeout=" + poolWaitTimeout + ", credentials=" + credentials + ", tls=" + tls
+                + ", timeouts=" + timeouts + '}';
     }
 
     /** Builder for {@link MySqlLockOptions}; every setter checks its argument at once. */
@@ -122,12 +161,16 @@ public final class MySqlLockOptions {
         private String table = DEFAULT_TABLE;
         private boolean createSchema;
         private int poolSize = DEFAULT_POOL_SIZE;
-        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
-        private LockOptions lockOptions = LockOptions.defaults();
+        private Duration poolWaitTimeout = DEFAULT_POOL_WAIT_TIMEOUT;
+        private Credentials credentials;
+        private TlsOptions tls = TlsOptions.disabled();
+        private TimeoutOptions timeouts = TimeoutOptions.defaults();
 
         private Builder() {}
 
         /**
+         * The lock table; the token table is {@code table + "_token"}.
+         *
          * @throws IllegalArgumentException unless the name matches {@code [A-Za-z_][A-Za-z0-9_]{0,57}}
          *     (so that {@code <table>_token} is a valid identifier of at most 64 characters)
          */
@@ -141,6 +184,10 @@ public final class MySqlLockOptions {
             return this;
         }
 
+        /**
+         * Whether to create both tables at start-up if they are missing (needs {@code CREATE}; a user
+         * without it is fine if an administrator created them).
+         */
         public Builder createSchema(boolean createSchema) {
             this.createSchema = createSchema;
             return this;
@@ -155,24 +202,65 @@ public final class MySqlLockOptions {
             return this;
         }
 
-        /** @throws IllegalArgumentException unless at least 250 ms (HikariCP's minimum) */
-        public Builder connectionTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "connectionTimeout must not be null");
-            if (timeout.compareTo(Duration.ofMillis(250)) < 0) {
-                throw new IllegalArgumentException("connectionTimeout must be at least 250ms (was " + timeout + ")");
+        /** @throws IllegalArgumentException unless at least {@link #MIN_POOL_WAIT_TIMEOUT} */
+        public Builder poolWaitTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "poolWaitTimeout must not be null");
+            if (timeout.compareTo(MIN_POOL_WAIT_TIMEOUT) < 0) {
+                throw new IllegalArgumentException("poolWaitTimeout must be at least 250ms (was " + timeout + ")");
             }
-            this.connectionTimeout = timeout;
+            this.poolWaitTimeout = timeout;
             return this;
         }
 
-        public Builder lockOptions(LockOptions lockOptions) {
-            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
+        /**
+         * The MySQL user and password; shown nowhere (not in {@code toString()}, messages or logs).
+         *
+         * @throws IllegalArgumentException if {@code credentials} has no user name (MySQL has no
+         *     default user)
+         */
+        public Builder credentials(Credentials credentials) {
+            Objects.requireNonNull(credentials, "credentials must not be null");
+            if (credentials.user().isEmpty()) {
+                throw new IllegalArgumentException(
+                        "credentials must name a user: MySQL has no default user (use Credentials.of(user, password))");
+            }
+            this.credentials = credentials;
             return this;
         }
 
-        /** Shortcut for {@code lockOptions(lockOptions.mutate().leaseTime(leaseTime).build())}. */
-        public Builder leaseTime(Duration leaseTime) {
-            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
+        /**
+         * TLS: on means {@code sslMode=VERIFY_IDENTITY} (the server's certificate must be signed by a
+         * trusted CA and name the host) with the trust from a key store ({@link
+         * TlsOptions.Builder#trustStore}) or the JVM's default trust. Off (the default) adds no TLS
+         * setting: the JDBC URL decides.
+         *
+         * @throws IllegalArgumentException for a trust source or client certificate Connector/J
+         *     cannot use: PEM files ({@code trustCertificates}, {@code clientCertificate}) and an
+         *     {@code SSLContext}
+         */
+        public Builder tls(TlsOptions tls) {
+            Objects.requireNonNull(tls, "tls must not be null");
+            if (tls.trustCertificates().isPresent()) {
+                throw new IllegalArgumentException("tls.trustCertificates (a PEM file) is not supported by the"
+                        + " MySQL backend: Connector/J reads trust from a key store; import the CA with"
+                        + " 'keytool -importcert -file ca.pem -keystore ca.p12 -storetype PKCS12' and use"
+                        + " trustStore");
+            }
+            if (tls.sslContext().isPresent()) {
+                throw new IllegalArgumentException("tls.sslContext is not supported by the MySQL backend:"
+                        + " Connector/J builds its own TLS context; use trustStore");
+            }
+            if (tls.clientCertificate().isPresent()) {
+                throw new IllegalArgumentException("tls.clientCertificate (PEM files) is not supported by the"
+                        + " MySQL backend: Connector/J reads a client certificate from a key store only");
+            }
+            this.tls = tls;
+            return this;
+        }
+
+        /** Connect and request timeouts; see {@link MySqlLockOptions#timeouts()} for where each applies. */
+        public Builder timeouts(TimeoutOptions timeouts) {
+            this.timeouts = Objects.requireNonNull(timeouts, "timeouts must not be null");
             return this;
         }
 

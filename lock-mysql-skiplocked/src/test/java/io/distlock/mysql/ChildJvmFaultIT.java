@@ -45,7 +45,7 @@ class ChildJvmFaultIT {
 
     private static String uri(String address, Duration lease) {
         return "mysql://" + db().user() + ":" + db().password() + "@" + address + "/" + db().database() + "?leaseTime="
-                + lease.toMillis() + "ms&createSchema=true&poolSize=3&sslMode=DISABLED";
+                + lease.toMillis() + "ms&createSchema=true&poolSize=3";
     }
 
     private static ChildJvmLockClient child(Duration lease) {

@@ -10,7 +10,7 @@ class ClaimCursorTest {
 
     @Test
     void claimed_numbersOutOfOrder_keepsTheLargestUntilAClaimFromTheStart() {
-        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.create();
+        ClaimCursor cursor = ClaimCursor.create();
         assertThat(cursor.position()).isEmpty();
         cursor.claimed(List.of(11, 20), false);
         cursor.claimed(List.of(1, 10), false); // a concurrent claim that finished later
@@ -27,7 +27,7 @@ class ClaimCursorTest {
 
     @Test
     void claimed_keysJavaMayOrderUnlikeTheServer_takesTheLatest() {
-        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.create();
+        ClaimCursor cursor = ClaimCursor.create();
         cursor.claimed(List.of("b"), false);
         cursor.claimed(List.of("A"), false); // a case-insensitive collation orders "A" before "b"
         assertThat(cursor.position()).contains("A");
@@ -38,10 +38,10 @@ class ClaimCursorTest {
 
     @Test
     void usingIndex_unsafeName_rejectedNamingTheArgument() {
-        assertThatThrownBy(() -> MySqlLockProvider.ClaimCursor.usingIndex("st) UNION SELECT (1"))
+        assertThatThrownBy(() -> ClaimCursor.usingIndex("st) UNION SELECT (1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("index");
-        assertThatThrownBy(() -> MySqlLockProvider.ClaimCursor.usingIndex(null))
+        assertThatThrownBy(() -> ClaimCursor.usingIndex(null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("index");
     }

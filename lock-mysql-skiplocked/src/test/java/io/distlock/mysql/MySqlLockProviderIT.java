@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.distlock.Credentials;
 import io.distlock.Lease;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
@@ -323,13 +324,13 @@ class MySqlLockProviderIT {
 
     @Test
     void claimRowsWithCursor_sixteenWorkers_allocateEveryStockRowExactlyOnce() throws Exception {
-        allocateStock(false, MySqlLockProvider.ClaimCursor.usingIndex("status"));
+        allocateStock(false, ClaimCursor.usingIndex("status"));
     }
 
     @Test
     void claimRowsWithCursor_workersKilledMidTransaction_rowsBehindTheCursorStillAllocatedExactlyOnce()
             throws Exception {
-        allocateStock(true, MySqlLockProvider.ClaimCursor.create());
+        allocateStock(true, ClaimCursor.create());
     }
 
     @Test
@@ -340,7 +341,7 @@ class MySqlLockProviderIT {
             s.execute("CREATE TABLE queue (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL, KEY st (status, id))");
             s.execute("INSERT INTO queue (id, status) SELECT seq, 'NEW' FROM seq_1_to_30");
         }
-        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.usingIndex("st");
+        ClaimCursor cursor = ClaimCursor.usingIndex("st");
         MySqlLockProvider.ClaimWork<List<Object>> take = (c, keys) -> {
             for (Object k : keys) {
                 try (PreparedStatement ps = c.prepareStatement("UPDATE queue SET status = 'DONE' WHERE id = ?")) {
@@ -397,7 +398,7 @@ class MySqlLockProviderIT {
     }
 
     /** @param cursor the claims' cursor ({@code claimRows} with a cursor), or null for claims from the first key */
-    private static void allocateStock(boolean kill, MySqlLockProvider.ClaimCursor cursor) throws Exception {
+    private static void allocateStock(boolean kill, ClaimCursor cursor) throws Exception {
         int rows = 10_000;
         try (Connection c = fixture.db().connect();
                 Statement s = c.createStatement()) {
@@ -507,8 +508,9 @@ class MySqlLockProviderIT {
         String secret = "Wr0ng-S3cret-xyz";
         MySqlLockProvider.Builder b = MySqlLockProvider.builder()
                 .jdbcUrl(fixture.db().jdbcUrl())
-                .user(fixture.db().user())
-                .password(secret);
+                .options(MySqlLockOptions.builder()
+                        .credentials(Credentials.of(fixture.db().user(), secret))
+                        .build());
         assertThat(b.toString()).doesNotContain(secret);
         assertThatThrownBy(b::build).satisfies(e -> {
             for (Throwable t = e; t != null; t = t.getCause()) {
@@ -529,9 +531,9 @@ class MySqlLockProviderIT {
     void build_missingTableWithoutCreateSchema_errorNamesTheTable() {
         assertThatThrownBy(() -> MySqlLockProvider.builder()
                         .jdbcUrl(fixture.db().jdbcUrl())
-                        .user(fixture.db().user())
-                        .password(fixture.db().password())
                         .options(MySqlLockOptions.builder()
+                                .credentials(Credentials.of(
+                                        fixture.db().user(), fixture.db().password()))
                                 .table("no_such_locks")
                                 .build())
                         .build())
@@ -544,7 +546,7 @@ class MySqlLockProviderIT {
     void open_mysqlUri_givesWorkingProvider(TestInfo info) {
         String uri = "mysql://" + fixture.db().user() + ":" + fixture.db().password() + "@127.0.0.1:"
                 + fixture.db().port() + "/" + fixture.db().database()
-                + "?leaseTime=2s&createTable=true&poolSize=3";
+                + "?leaseTime=2s&createSchema=true&poolSize=3";
         try (LockProvider p = LockProviders.open(uri)) {
             assertThat(p).isInstanceOf(MySqlLockProvider.class);
             assertThat(p.toString()).doesNotContain(fixture.db().password());
@@ -587,9 +589,7 @@ class MySqlLockProviderIT {
      * What {@code ./distlock compare}'s renewal column counts: the server's statements while locks are
      * held. Each held lock sends its own heartbeat ({@code DO 1}) every {@code leaseTime *
      * renewalFraction}, so the traffic grows with the number of held locks, and nothing else is sent
-     * while holding (the column once read 1.6 requests/s with one lock and 0 with ten: the hold was
-     * shorter than the heartbeat interval, and what it counted was the pool opening two spare
-     * connections in the background).
+     * while holding (in particular no pool opening spare connections in the background).
      */
     @Test
     void heldLocks_trafficWhileHolding_isOneHeartbeatPerLockPerInterval(TestInfo info) throws Exception {
@@ -681,10 +681,8 @@ class MySqlLockProviderIT {
         try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(cfg);
                 MySqlLockProvider p = MySqlLockProvider.builder()
                         .dataSource(ds)
-                        .options(MySqlLockOptions.builder()
-                                .createSchema(true)
-                                .leaseTime(LEASE)
-                                .build())
+                        .options(MySqlLockOptions.builder().createSchema(true).build())
+                        .leaseTime(LEASE)
                         .build();
                 MySqlLockProvider other = client()) {
             Lease l = p.lock(name).tryAcquire().orElseThrow();

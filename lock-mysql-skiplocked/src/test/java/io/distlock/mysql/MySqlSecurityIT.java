@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.distlock.Credentials;
 import io.distlock.Lease;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockNames;
-import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.MariaDbServer;
@@ -27,6 +28,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,10 +38,10 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * MariaDB with TLS (certificates generated for the test) and the README's least-privilege lock user
  * ({@link LeastPrivilegeUser}, created {@code REQUIRE SSL}): the provider works as that user over
- * TLS with {@code sslMode=VERIFY_CA}; the user can do nothing else; wrong credentials, a refused
- * plain connection and an untrusted server fail with a clear {@link LockConfigurationException}
- * that, like every log line, never contains the password; rows edited by hand never make two
- * holders.
+ * verified TLS ({@code sslMode=VERIFY_IDENTITY}); the user can do nothing else; wrong credentials, a
+ * refused plain connection and an untrusted server fail at once with a clear {@link
+ * LockConfigurationException} that, like every log line, never contains the password; rows edited
+ * by hand never make two holders.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MySqlSecurityIT {
@@ -79,12 +81,23 @@ class MySqlSecurityIT {
                 + TestCertificates.STORE_PASSWORD;
     }
 
+    private TlsOptions trusting(Path trustStore) {
+        return TlsOptions.builder()
+                .trustStore(trustStore, TestCertificates.STORE_PASSWORD)
+                .build();
+    }
+
+    private String url() {
+        return "jdbc:mysql://" + db.address() + "/" + db.database();
+    }
+
     private MySqlLockProvider provider(String url, String user, String password, MySqlLockOptions options) {
         MySqlLockProvider p = MySqlLockProvider.builder()
                 .jdbcUrl(url)
-                .user(user)
-                .password(password)
-                .options(options)
+                .options(options.mutate()
+                        .credentials(Credentials.of(user, password))
+                        .build())
+                .leaseTime(Duration.ofSeconds(2))
                 .build();
         open.add(p);
         return p;
@@ -94,9 +107,7 @@ class MySqlSecurityIT {
         return MySqlLockOptions.builder()
                 .createSchema(true) // denied for the lock user: the provider must cope
                 .poolSize(4)
-                .connectionTimeout(Duration.ofSeconds(10)) // generous: CI machines are slow
-                .lockOptions(
-                        LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build())
+                .poolWaitTimeout(Duration.ofSeconds(10)) // generous: CI machines are slow
                 .build();
     }
 
@@ -108,13 +119,16 @@ class MySqlSecurityIT {
         MySqlLockOptions options = options();
         // README-BEGIN secure-configuration
         MySqlLockProvider locks = MySqlLockProvider.builder()
-                .jdbcUrl("jdbc:mysql://" + address + "/distlock_test?sslMode=VERIFY_CA"
-                        + "&trustCertificateKeyStoreUrl=" + caStore.toUri() // PKCS#12 store holding the CA
-                        + "&trustCertificateKeyStoreType=PKCS12"
-                        + "&trustCertificateKeyStorePassword=" + trustStorePassword)
-                .user("distlock_app") // the least-privilege user above, created REQUIRE SSL
-                .password(secret)
-                .options(options)
+                .jdbcUrl("jdbc:mysql://" + address + "/distlock_test")
+                .options(options.mutate()
+                        // the least-privilege user above, created REQUIRE SSL
+                        .credentials(Credentials.of("distlock_app", secret))
+                        // sslMode=VERIFY_IDENTITY with a PKCS#12 store holding the CA
+                        .tls(TlsOptions.builder()
+                                .trustStore(caStore, trustStorePassword)
+                                .build())
+                        .build())
+                .leaseTime(Duration.ofSeconds(2))
                 .build();
         // README-END
         open.add(locks);
@@ -152,14 +166,14 @@ class MySqlSecurityIT {
     void lockUser_openedFromUriWithTrustStore_works() {
         String uri = "mysql://" + LeastPrivilegeUser.USER + ":"
                 + URLEncoder.encode(LeastPrivilegeUser.PASSWORD, StandardCharsets.UTF_8) + "@" + db.address() + "/"
-                + db.database() + "?createSchema=true&leaseTime=2s&connectionTimeout=10s&trustStore="
+                + db.database() + "?createSchema=true&leaseTime=2s&poolWaitTimeout=10s&trustStore="
                 + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8)
                 + "&trustStorePassword=" + TestCertificates.STORE_PASSWORD;
         LockProvider p = LockProviders.open(URI.create(uri));
         open.add(p);
         assertThat(p.toString())
                 .doesNotContain(LeastPrivilegeUser.PASSWORD, TestCertificates.STORE_PASSWORD)
-                .contains("sslMode=VERIFY_CA");
+                .contains("trust=store");
         Lease l = p.lock("from-uri").tryAcquire().orElseThrow();
         assertThat(l.release()).isTrue();
     }
@@ -189,10 +203,14 @@ class MySqlSecurityIT {
     @Test
     void lockUser_tablesMissing_clearErrorNamingTheScript() {
         Throwable t = catchThrowable(() -> provider(
-                tlsUrl(certs.trustStore()),
+                url(),
                 LeastPrivilegeUser.USER,
                 LeastPrivilegeUser.PASSWORD,
-                options().mutate().table("not_created").build()));
+                options()
+                        .mutate()
+                        .tls(trusting(certs.trustStore()))
+                        .table("not_created")
+                        .build()));
         assertThat(t)
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("not_created")
@@ -202,33 +220,47 @@ class MySqlSecurityIT {
     @Test
     void lockUser_plainConnection_refusedClearly() {
         assertRefused(
-                db.jdbcUrl(), LeastPrivilegeUser.USER, LeastPrivilegeUser.PASSWORD, "refused the credentials or the");
+                db.jdbcUrl(), // sslMode=DISABLED
+                TlsOptions.disabled(),
+                LeastPrivilegeUser.USER,
+                LeastPrivilegeUser.PASSWORD,
+                "refused the credentials or the");
     }
 
     @Test
     void wrongPassword_refusedClearly_passwordNowhere() {
-        assertRefused(tlsUrl(certs.trustStore()), LeastPrivilegeUser.USER, "Wr0ng-pw-x", "refused the credentials");
+        assertRefused(
+                url(), trusting(certs.trustStore()), LeastPrivilegeUser.USER, "Wr0ng-pw-x", "refused the credentials");
     }
 
     @Test
     void untrustedServerCertificate_refusedClearly() {
         try (TestCertificates other = TestCertificates.generate()) {
-            assertRefused(tlsUrl(other.trustStore()), LeastPrivilegeUser.USER, LeastPrivilegeUser.PASSWORD, "TLS");
+            assertRefused(
+                    url(), trusting(other.trustStore()), LeastPrivilegeUser.USER, LeastPrivilegeUser.PASSWORD, "TLS");
         }
     }
 
-    private void assertRefused(String url, String user, String password, String expected) {
+    /**
+     * A refusal fails the start at once, within about one round trip, not after the pool's wait
+     * (10 s here), and shows the password nowhere.
+     */
+    private void assertRefused(String url, TlsOptions tls, String user, String password, String expected) {
         try (LogCapture logs = LogCapture.start()) {
-            // a refusal surfaces when the pool gives up waiting for a connection: keep that short
-            Throwable t = catchThrowable(() -> provider(
-                    url,
-                    user,
-                    password,
-                    options().mutate().connectionTimeout(Duration.ofSeconds(1)).build()));
+            long start = System.nanoTime();
+            Throwable t = catchThrowable(() ->
+                    provider(url, user, password, options().mutate().tls(tls).build()));
+            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(t).isInstanceOf(LockConfigurationException.class).hasMessageContaining(expected);
+            assertThat(elapsedMillis).as("time to the refusal").isLessThan(1000);
             assertThat(LogCapture.fullText(t)).doesNotContain(password, TestCertificates.STORE_PASSWORD);
-            MySqlLockProvider.Builder b =
-                    MySqlLockProvider.builder().jdbcUrl(url).user(user).password(password);
+            MySqlLockProvider.Builder b = MySqlLockProvider.builder()
+                    .jdbcUrl(url)
+                    .options(options()
+                            .mutate()
+                            .credentials(Credentials.of(user, password))
+                            .tls(tls)
+                            .build());
             assertThat(b.toString()).doesNotContain(password, TestCertificates.STORE_PASSWORD);
             assertThat(logs.text()).doesNotContain(password, TestCertificates.STORE_PASSWORD);
         }

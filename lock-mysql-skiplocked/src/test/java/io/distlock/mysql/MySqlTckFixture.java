@@ -1,10 +1,12 @@
 package io.distlock.mysql;
 
 import io.distlock.Capabilities;
+import io.distlock.Credentials;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.MariaDbServer;
@@ -26,11 +28,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@link #expireLease} kills the holder's lock connection ({@code KILL CONNECTION}) from an
  *       admin session: the server rolls back and the row is free, as when {@code wait_timeout}
  *       drops a paused holder.
- *   <li>{@link #crashClient} models {@code kill -9}: the OS closes a killed process's sockets, so the
- *       server sees the disconnect and rolls back at once; the client stops heartbeating and closes
- *       its connections without COMMIT ({@link MySqlLockProvider#simulateCrash()}). A paused process
- *       (SIGSTOP) is the other case: the server drops it at {@code wait_timeout}
- *       ({@code ChildJvmFaultIT}, and {@link #cutClientNetwork} here).
+ *   <li>{@link #crashClient} freezes the client ({@link FaultHooks#simulateFreeze()}): no heartbeat,
+ *       its connections left open and silent, so the server learns of it only when {@code
+ *       wait_timeout} drops them, as for a paused process. A killed process is the other case: the OS
+ *       closes its sockets and the server rolls back at once ({@code ChildJvmFaultIT}, {@link
+ *       FaultHooks#simulateCrash()}).
+ *   <li>{@link #newClientWithWrongCredentials} presents a wrong password for the fixture's user.
  *   <li>{@link #stopServer} kills the server (SIGKILL; InnoDB recovers its data on start).
  * </ul>
  */
@@ -117,6 +120,11 @@ final class MySqlTckFixture implements TckFixture {
         }
 
         @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return provider.unwrap(type);
+        }
+
+        @Override
         public void close() {
             try {
                 provider.close();
@@ -131,11 +139,24 @@ final class MySqlTckFixture implements TckFixture {
         }
     }
 
-    private static MySqlLockProvider unwrap(LockProvider client) {
+    private static MySqlLockProvider provider(LockProvider client) {
         return client instanceof ProxiedClient ? ((ProxiedClient) client).provider : (MySqlLockProvider) client;
     }
 
     MySqlLockProvider newMySqlClient(LockOptions options) {
+        return newMySqlClient(options, leastPrivilege ? LeastPrivilegeUser.PASSWORD : db.password());
+    }
+
+    /**
+     * A client of the fixture's user with a wrong password: the server refuses the login, so opening
+     * it fails with {@link io.distlock.LockConfigurationException}.
+     */
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        return newMySqlClient(options, "not-the-password");
+    }
+
+    private MySqlLockProvider newMySqlClient(LockOptions options, String password) {
         String url = db.jdbcUrl();
         TcpProxy proxy = null;
         if (proxied) {
@@ -146,14 +167,13 @@ final class MySqlTckFixture implements TckFixture {
         try {
             p = MySqlLockProvider.builder()
                     .jdbcUrl(url)
-                    .user(clientUser())
-                    .password(leastPrivilege ? LeastPrivilegeUser.PASSWORD : db.password())
                     .options(MySqlLockOptions.builder()
+                            .credentials(Credentials.of(clientUser(), password))
                             // the least-privilege user may not CREATE: the provider must cope
                             .createSchema(true)
                             .poolSize(24)
-                            .lockOptions(options)
                             .build())
+                    .lockOptions(options)
                     .build();
         } catch (RuntimeException e) {
             if (proxy != null) {
@@ -205,11 +225,11 @@ final class MySqlTckFixture implements TckFixture {
      * The TCK's crash: the server must notice only through expiry, so the client freezes (no
      * heartbeat, connections left open and silent) and the server drops it at {@code wait_timeout}.
      * A real {@code kill -9} is noticed at once by MySQL (the OS closes the sockets), see {@code
-     * ChildJvmFaultIT} and {@link MySqlLockProvider#simulateCrash()}.
+     * ChildJvmFaultIT} and {@link FaultHooks#simulateCrash()}.
      */
     @Override
     public void crashClient(LockProvider client) {
-        unwrap(client).simulateFreeze();
+        client.unwrap(FaultHooks.class).orElseThrow().simulateFreeze();
     }
 
     @Override
@@ -223,7 +243,7 @@ final class MySqlTckFixture implements TckFixture {
     }
 
     private TcpProxy proxy(LockProvider client) {
-        TcpProxy p = proxies.get(unwrap(client));
+        TcpProxy p = proxies.get(provider(client));
         if (p == null) {
             throw new UnsupportedOperationException("client was not opened through a proxy by this fixture");
         }

@@ -20,6 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class MySqlUriSecurityTest {
     static final String SECRET = "S3cr-t";
+    /** A readable file (the JDK's trust store). */
+    static final String CACERTS = System.getProperty("java.home") + "/lib/security/cacerts";
 
     static List<String[]> badUris() {
         String u = "mysql://u:" + SECRET + "@";
@@ -34,11 +36,19 @@ class MySqlUriSecurityTest {
                 new String[] {u + "127.0.0.1:3306/db%3FallowLoadLocalInfile=true", "database must match"},
                 new String[] {u + "127.0.0.1:3306/db%26x", "database must match"},
                 new String[] {
-                    u + "127.0.0.1:3306/db?sslMode=VERIFY_CA%26allowLoadLocalInfile%3Dtrue", "'sslMode' must be"
+                    u + "127.0.0.1:3306/db?sslMode=VERIFY_CA%26allowLoadLocalInfile%3Dtrue",
+                    "unknown parameter(s) [sslMode]"
                 },
-                new String[] {u + "127.0.0.1:3306/db?sslMode=verify_ca", "'sslMode' must be"},
-                new String[] {u + "127.0.0.1:3306/db?trustStorePassword=" + SECRET, "need 'trustStore'"},
-                new String[] {u + "127.0.0.1:3306/db?trustStore=/nonexistent/ca.p12", "readable key store"},
+                new String[] {u + "127.0.0.1:3306/db?createTable=true", "unknown parameter(s) [createTable]"},
+                new String[] {u + "127.0.0.1:3306/db?trustStorePassword=" + SECRET, "needs 'trustStore'"},
+                new String[] {
+                    u + "127.0.0.1:3306/db?trustStore=/nonexistent/ca.p12", "trustStore must be a readable file"
+                },
+                new String[] {u + "127.0.0.1:3306/db?tls=false&trustStore=" + CACERTS, "'tls' is false"},
+                new String[] {u + "127.0.0.1:3306/db?trustCertificates=" + CACERTS, "tls.trustCertificates"},
+                new String[] {u + "127.0.0.1:3306/db?clientCertificate=" + CACERTS, "go together"},
+                new String[] {u + "127.0.0.1:3306/db?connectTimeout=0s", "connectTimeout must be positive"},
+                new String[] {u + "127.0.0.1:3306/db?poolWaitTimeout=1ms", "poolWaitTimeout must be at least"},
                 new String[] {"mysql://u@127.0.0.1:3306/db?bogus=1&password=" + SECRET, "unknown parameter"},
                 new String[] {u + "127.0.0.1:3306/db?leaseTime=-1s", "leaseTime"},
                 new String[] {u + "127.0.0.1:3306/db?poolSize=0", "poolSize"},
@@ -58,8 +68,8 @@ class MySqlUriSecurityTest {
     void open_serverUnreachable_unavailableWithoutPasswordInErrorOrLogs() {
         try (LogCapture logs = LogCapture.start()) {
             Throwable t = catchThrowable(() -> LockProviders.open(
-                    URI.create("mysql://u:" + SECRET + "@127.0.0.1:1/db?connectionTimeout=300ms&trustStorePassword="
-                            + SECRET + "x&trustStore=" + System.getProperty("java.home") + "/lib/security/cacerts")));
+                    URI.create("mysql://u:" + SECRET + "@127.0.0.1:1/db?poolWaitTimeout=300ms&trustStorePassword="
+                            + SECRET + "x&trustStore=" + CACERTS)));
             assertThat(t).isInstanceOf(BackendUnavailableException.class);
             assertThat(LogCapture.fullText(t)).doesNotContain(SECRET);
             assertThat(logs.text()).doesNotContain(SECRET);

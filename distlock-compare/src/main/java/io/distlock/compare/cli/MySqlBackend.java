@@ -3,7 +3,8 @@ package io.distlock.compare.cli;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import io.distlock.mysql.MySqlLockOptions;
-import io.distlock.mysql.internal.MySqlDriver;
+import io.distlock.mysql.internal.ConnectorJSettings;
+import io.distlock.mysql.internal.MySqlDialect;
 import io.distlock.testing.servers.MariaDbServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -19,21 +20,23 @@ import java.util.List;
 /**
  * MySQL family: distlock's lock-mysql-skiplocked on MariaDB 10.11 ({@code
  * --innodb-flush-log-at-trx-commit=2 --skip-log-bin}), and as a peer Spring Integration's {@code
- * JdbcLockRegistry} on the same server (its {@code INT_LOCK} table, created from the DDL it ships). Requests are counted from the server's
- * {@code Questions} status (minus the status queries themselves).
+ * JdbcLockRegistry} on the same server (its {@code INT_LOCK} table, created from the DDL it ships).
+ * Requests are counted from the server's {@code Questions} status (minus the status queries
+ * themselves).
  *
  * <p>The bare requests ({@code bare_requests_floor_p50_us}, interleaved like the floor): the three
- * statements of an uncontended acquire+release as lock-mysql-skiplocked sends them, prepared once,
- * on two connections of their own (tables of their own, from lock-mysql-skiplocked's DDL and statements): {@code SELECT … FOR UPDATE
- * SKIP LOCKED} of the lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in
- * autocommit on the second connection, {@code COMMIT}.
+ * statements of an uncontended acquire+release exactly as lock-mysql-skiplocked sends them (from its
+ * {@link MySqlDialect}), prepared once, on two connections of their own with the pool's Connector/J
+ * settings (tables of their own, from the same DDL): {@code SELECT … FOR UPDATE SKIP LOCKED} of the
+ * lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in autocommit on the
+ * second connection, {@code COMMIT}.
  */
 final class MySqlBackend extends ServerBackend {
     /**
      * The statements a fenced SKIP LOCKED lock needs per acquire+release, each one {@code SELECT 1}
-     * round trip of the floor (issue 8: "SELECT 1 round trips × statements needed"): the claim, the
-     * token committed apart from the lock's transaction (so that a crash cannot hand it out again),
-     * and the COMMIT. DESIGN.md's floor table counts two (claim and COMMIT), without the token.
+     * round trip of the floor: the claim, the token committed apart from the lock's transaction (so
+     * that a crash cannot hand it out again), and the COMMIT. DESIGN.md's floor table counts two
+     * (claim and COMMIT), without the token.
      */
     private static final int FLOOR_STATEMENTS = 3;
 
@@ -58,27 +61,26 @@ final class MySqlBackend extends ServerBackend {
         bareToken = connectAsOurs();
         MySqlLockOptions bareTables =
                 MySqlLockOptions.builder().table("distlock_compare_bare").build();
+        MySqlDialect statements = MySqlDialect.of(bareTables);
         try (Statement s = bareToken.createStatement()) {
-            for (String ddl : MySqlDriver.ddl(bareTables)) {
+            for (String ddl : statements.ddl()) {
                 s.execute(ddl);
             }
             s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
-        bareNextToken = bareToken.prepareStatement(MySqlDriver.tokenSql(bareTables));
+        bareNextToken = bareToken.prepareStatement(statements.tokenSql());
         bareNextToken.setString(1, "l");
         bareLock = connectAsOurs();
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);
-        bareClaim = bareLock.prepareStatement(MySqlDriver.claimSql(bareTables));
+        bareClaim = bareLock.prepareStatement(statements.claimSql());
         bareClaim.setString(1, "l");
     }
 
     /** A connection with the driver settings lock-mysql-skiplocked's pool uses (server-side prepared statements). */
     private Connection connectAsOurs() throws SQLException {
         return DriverManager.getConnection(
-                server.jdbcUrl() + "&useServerPrepStmts=true&cachePrepStmts=true&useLocalSessionState=true",
-                server.user(),
-                server.password());
+                server.jdbcUrl() + "&" + ConnectorJSettings.speedUrlParameters(), server.user(), server.password());
     }
 
     /** The bare requests: claim, token, COMMIT. */
@@ -133,7 +135,7 @@ final class MySqlBackend extends ServerBackend {
                 // one connection per held lock; a 10 s lease as for Redis and Redlock, so that the
                 // renewal hold (5 s) sees each lock's heartbeat (every 3.3 s; at the default 30 s
                 // lease it comes every 10 s and the hold saw none)
-                + "?createTable=true&poolSize=24&leaseTime=10s";
+                + "?createSchema=true&poolSize=24&leaseTime=10s";
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours("mysql", uri)
                 .withFloor(this::selectOne, FLOOR_STATEMENTS)

@@ -1,5 +1,6 @@
 package io.distlock.examples.inventory;
 
+import io.distlock.Credentials;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
 import java.sql.Connection;
@@ -223,9 +224,8 @@ public final class InventoryAllocation {
         }
         try (MySqlLockProvider locks = MySqlLockProvider.builder()
                 .jdbcUrl(url)
-                .user(args[1])
-                .password(args[2])
                 .options(MySqlLockOptions.builder()
+                        .credentials(Credentials.of(args[1], args[2]))
                         .createSchema(true)
                         .poolSize(10)
                         .build())

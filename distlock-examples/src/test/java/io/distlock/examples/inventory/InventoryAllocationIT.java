@@ -2,6 +2,7 @@ package io.distlock.examples.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.Credentials;
 import io.distlock.examples.inventory.InventoryAllocation.Order;
 import io.distlock.examples.inventory.InventoryAllocation.Summary;
 import io.distlock.mysql.MySqlLockOptions;
@@ -31,9 +32,8 @@ class InventoryAllocationIT {
         db = MariaDbServer.start();
         locks = MySqlLockProvider.builder()
                 .jdbcUrl(db.jdbcUrl())
-                .user(db.user())
-                .password(db.password())
                 .options(MySqlLockOptions.builder()
+                        .credentials(Credentials.of(db.user(), db.password()))
                         .createSchema(true)
                         .poolSize(WORKERS + 2)
                         .build())

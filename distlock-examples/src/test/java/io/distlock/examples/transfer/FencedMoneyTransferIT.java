@@ -3,12 +3,13 @@ package io.distlock.examples.transfer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.Credentials;
 import io.distlock.Lease;
-import io.distlock.LockOptions;
 import io.distlock.examples.transfer.FencedMoneyTransfer.Plan;
 import io.distlock.fencing.StaleTokenException;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
+import io.distlock.spi.FaultHooks;
 import io.distlock.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,12 +43,11 @@ class FencedMoneyTransferIT {
     private static MySqlLockProvider client() {
         return MySqlLockProvider.builder()
                 .jdbcUrl(db.jdbcUrl())
-                .user(db.user())
-                .password(db.password())
                 .options(MySqlLockOptions.builder()
+                        .credentials(Credentials.of(db.user(), db.password()))
                         .createSchema(true)
-                        .lockOptions(LockOptions.builder().leaseTime(LEASE).build())
                         .build())
+                .leaseTime(LEASE)
                 .build();
     }
 
@@ -91,7 +91,7 @@ class FencedMoneyTransferIT {
 
             // ... and A's process freezes before it writes: no heartbeats; the server drops its
             // connection after one lease and the lock is free
-            nodeA.simulateFreeze();
+            nodeA.unwrap(FaultHooks.class).orElseThrow().simulateFreeze();
 
             // B takes the lock (a larger token), transfers 70, releases
             try (Lease leaseB = nodeB.lock(FencedMoneyTransfer.LOCK)
@@ -123,7 +123,7 @@ class FencedMoneyTransferIT {
             FencedMoneyTransfer bankB = bank(nodeB);
             Lease leaseA = nodeA.lock(FencedMoneyTransfer.LOCK).acquire();
             Plan staleA = bankA.prepare(leaseA, "alice", "bob", 50);
-            nodeA.simulateFreeze();
+            nodeA.unwrap(FaultHooks.class).orElseThrow().simulateFreeze();
             try (Lease leaseB = nodeB.lock(FencedMoneyTransfer.LOCK)
                     .tryAcquire(LEASE.multipliedBy(5))
                     .orElseThrow()) {

@@ -1,34 +1,31 @@
 package io.distlock.mysql.internal;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
  * Internal (registered through {@link java.util.ServiceLoader}): opens {@code
- * mysql://user[:password]@host[:3306]/db?table=…&leaseTime=…&createSchema=…&poolSize=…&connectionTimeout=…&sslMode=…&trustStore=…&trustStoreType=…&trustStorePassword=…}
- * ({@code createTable} is accepted for {@code createSchema}). The database name, port and
- * {@code sslMode} are checked (so that nothing can be smuggled into the JDBC URL); a {@code
- * trustStore} (PKCS#12 or JKS file with the CA) implies {@code sslMode=VERIFY_CA} unless given.
+ * mysql://user[:password]@host[:3306]/db?table=…&createSchema=…&leaseTime=…&poolSize=…&poolWaitTimeout=…&connectTimeout=…&requestTimeout=…&tls=…&trustStore=…&trustStorePassword=…}
+ * plus the common {@code autoRenew}, {@code maxHoldTime}, {@code maxRenewals}. A {@code trustStore}
+ * turns TLS on; {@code trustCertificates} and {@code clientCertificate}/{@code clientKey} are read
+ * and rejected with the reason (Connector/J needs key stores). The database name and port are
+ * checked, so nothing can be smuggled into the JDBC URL through them.
  */
 public final class MySqlLockProviderFactory implements LockProviderFactory {
     private static final Pattern DATABASE = Pattern.compile("[A-Za-z0-9_$]{1,64}");
-    private static final List<String> SSL_MODES =
-            List.of("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY");
 
     @Override
     public Set<String> schemes() {
@@ -43,6 +40,19 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
     @Override
     public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "mysql");
+        String jdbcUrl = jdbcUrl(uri, params);
+        LockOptions lockOptions = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
+        MySqlLockOptions options = options(uri, params);
+        params.rejectUnknown();
+        return MySqlLockProvider.builder()
+                .jdbcUrl(jdbcUrl)
+                .options(options)
+                .lockOptions(lockOptions)
+                .build();
+    }
+
+    /** {@code jdbc:mysql://host:port/db}, from checked parts only. */
+    private static String jdbcUrl(URI uri, UriParameters params) {
         String host = uri.getHost();
         if (host == null || host.isEmpty()) {
             String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
@@ -64,79 +74,68 @@ public final class MySqlLockProviderFactory implements LockProviderFactory {
             throw params.error("database must match [A-Za-z0-9_$]{1,64} (was '" + db + "')");
         }
         int port = uri.getPort() < 0 ? 3306 : uri.getPort();
-        String user = null;
-        String password = null;
-        String info = uri.getRawUserInfo();
-        if (info != null) {
-            int colon = info.indexOf(':');
-            user = UriParameters.decodeComponent(colon < 0 ? info : info.substring(0, colon));
-            password = colon < 0 ? null : UriParameters.decodeComponent(info.substring(colon + 1));
-        }
-        LockOptions lockOptions = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
-        MySqlLockOptions.Builder b = MySqlLockOptions.builder().lockOptions(lockOptions);
+        return "jdbc:mysql://" + host + ':' + port + '/' + db;
+    }
+
+    private static MySqlLockOptions options(URI uri, UriParameters params) {
+        MySqlLockOptions.Builder b = MySqlLockOptions.builder();
         try {
             b.table(params.string("table", MySqlLockOptions.DEFAULT_TABLE));
-            // createTable: accepted as another name for createSchema
-            boolean createTable = params.bool("createTable", false);
-            b.createSchema(params.bool("createSchema", createTable));
+            b.createSchema(params.bool("createSchema", false));
             b.poolSize(params.integer("poolSize", MySqlLockOptions.DEFAULT_POOL_SIZE));
-            b.connectionTimeout(params.duration("connectionTimeout", MySqlLockOptions.DEFAULT_CONNECTION_TIMEOUT));
+            b.poolWaitTimeout(params.duration("poolWaitTimeout", MySqlLockOptions.DEFAULT_POOL_WAIT_TIMEOUT));
+            b.timeouts(new TimeoutOptions(
+                    params.duration("connectTimeout", TimeoutOptions.DEFAULT_CONNECT_TIMEOUT),
+                    params.duration("requestTimeout", TimeoutOptions.DEFAULT_REQUEST_TIMEOUT)));
+            String info = uri.getRawUserInfo();
+            if (info != null) {
+                int colon = info.indexOf(':');
+                String user = UriParameters.decodeComponent(colon < 0 ? info : info.substring(0, colon));
+                String password = colon < 0 ? "" : UriParameters.decodeComponent(info.substring(colon + 1));
+                b.credentials(Credentials.of(user, password));
+            }
+            b.tls(tls(params));
+            return b.build();
         } catch (IllegalArgumentException e) {
             throw new LockConfigurationException(e.getMessage() + " in " + UriParameters.redact(uri), "mysql", e);
         }
-        String sslMode = params.string("sslMode", null);
-        if (sslMode != null && !SSL_MODES.contains(sslMode)) {
-            throw params.error("parameter 'sslMode' must be one of " + SSL_MODES + " (was '" + sslMode + "')");
-        }
-        String trustStore = params.string("trustStore", null);
-        String trustStoreType = params.string("trustStoreType", null);
-        String trustStorePassword = params.string("trustStorePassword", null);
-        params.rejectUnknown();
-        StringBuilder jdbcUrl = new StringBuilder("jdbc:mysql://")
-                .append(host)
-                .append(':')
-                .append(port)
-                .append('/')
-                .append(db);
-        String sep = "?";
-        if (trustStore != null) {
-            if (!Files.isReadable(Path.of(trustStore))) {
-                throw params.error(
-                        "parameter 'trustStore' must be a readable key store file (was '" + trustStore + "')");
-            }
-            if (trustStoreType == null) {
-                String lower = trustStore.toLowerCase(Locale.ROOT);
-                trustStoreType = lower.endsWith(".p12") || lower.endsWith(".pfx") ? "PKCS12" : "JKS";
-            } else if (!trustStoreType.equals("PKCS12") && !trustStoreType.equals("JKS")) {
-                throw params.error("parameter 'trustStoreType' must be PKCS12 or JKS (was '" + trustStoreType + "')");
-            }
-            if (sslMode == null) {
-                sslMode = "VERIFY_CA";
-            }
-            jdbcUrl.append(sep)
-                    .append("trustCertificateKeyStoreUrl=")
-                    .append(encode(Path.of(trustStore).toUri().toString()))
-                    .append("&trustCertificateKeyStoreType=")
-                    .append(trustStoreType);
-            sep = "&";
-            if (trustStorePassword != null) {
-                jdbcUrl.append("&trustCertificateKeyStorePassword=").append(encode(trustStorePassword));
-            }
-        } else if (trustStoreType != null || trustStorePassword != null) {
-            throw params.error("parameters 'trustStoreType' and 'trustStorePassword' need 'trustStore'");
-        }
-        if (sslMode != null) {
-            jdbcUrl.append(sep).append("sslMode=").append(sslMode);
-        }
-        return MySqlLockProvider.builder()
-                .jdbcUrl(jdbcUrl.toString())
-                .user(user)
-                .password(password)
-                .options(b.build())
-                .build();
     }
 
-    private static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    /**
+     * {@code tls=true} for the JVM's default trust, a {@code trustStore} (with its {@code
+     * trustStorePassword}) for a key store of CAs; the PEM parameters are passed on so that the
+     * options reject them with the reason.
+     */
+    private static TlsOptions tls(UriParameters params) {
+        Boolean on = params.bool("tls", null);
+        String trustStore = params.string("trustStore", null);
+        String trustStorePassword = params.string("trustStorePassword", null);
+        String trustCertificates = params.string("trustCertificates", null);
+        String clientCertificate = params.string("clientCertificate", null);
+        String clientKey = params.string("clientKey", null);
+        if (trustStorePassword != null && trustStore == null) {
+            throw new IllegalArgumentException("parameter 'trustStorePassword' needs 'trustStore'");
+        }
+        if ((clientCertificate == null) != (clientKey == null)) {
+            throw new IllegalArgumentException("parameters 'clientCertificate' and 'clientKey' go together");
+        }
+        boolean trustOrCertificate = trustStore != null || trustCertificates != null || clientCertificate != null;
+        if (Boolean.FALSE.equals(on) && trustOrCertificate) {
+            throw new IllegalArgumentException("parameter 'tls' is false but a trust store or certificate is given");
+        }
+        if (!Boolean.TRUE.equals(on) && !trustOrCertificate) {
+            return TlsOptions.disabled();
+        }
+        TlsOptions.Builder tls = TlsOptions.builder();
+        if (trustStore != null) {
+            tls.trustStore(Path.of(trustStore), trustStorePassword);
+        }
+        if (trustCertificates != null) {
+            tls.trustCertificates(Path.of(trustCertificates));
+        }
+        if (clientCertificate != null) {
+            tls.clientCertificate(Path.of(clientCertificate), Path.of(clientKey));
+        }
+        return tls.build();
     }
 }

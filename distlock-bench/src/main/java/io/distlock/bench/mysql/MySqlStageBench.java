@@ -1,10 +1,17 @@
-package io.distlock.mysql;
+package io.distlock.bench.mysql;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.distlock.Credentials;
 import io.distlock.DistributedLock;
+import io.distlock.mysql.MySqlLockOptions;
+import io.distlock.mysql.MySqlLockProvider;
+import io.distlock.mysql.internal.ConnectorJSettings;
+import io.distlock.mysql.internal.MySqlDialect;
 import io.distlock.testing.servers.MariaDbServer;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -20,37 +27,51 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Diagnostic, not a test: an uncontended acquire+release against the bare statements it consists of.
- * In one JVM, against one MariaDB server, blocks of 50 operations of each variant run in rotation;
- * it prints, per variant, the median of the blocks' p50s, the calling thread's CPU per operation,
- * and every block's p50 (so that blocks taken in the machine's slow and fast modes can be told
- * apart: distlock-compare's README, "Two machine modes").
+ * Where the time of an uncontended acquire + release goes: the lock against the bare statements it
+ * consists of, on a MariaDB 10.11 it starts itself. In one JVM, blocks of 50 operations of each
+ * variant run in rotation; per variant it reports the median of the blocks' p50s, the calling
+ * thread's CPU per operation, and every block's p50 (so that blocks taken in the machine's slow and
+ * fast modes can be told apart: distlock-compare's README, "Two machine modes").
  *
- * <p>Variants: {@code floor3} (three {@code SELECT 1}s, the issue's floor); {@code raw3} (the three
- * statements of an acquire+release — {@code SELECT … FOR UPDATE SKIP LOCKED} on a connection in a
- * transaction, the token's {@code REPLACE} in autocommit on a second one, {@code COMMIT} —
- * prepared once, plain Connector/J with the provider's settings); {@code raw3_pool} (the same
- * prepared on every use, through HikariCP as the provider does, token read from the OK packet);
- * {@code ours} (tryAcquire + release through the provider).
+ * <p>Variants: {@code floor3} (three {@code SELECT 1}s, the round-trip floor); {@code raw3} (the three
+ * statements of an acquire + release as the lock sends them, from {@link MySqlDialect}: {@code
+ * SELECT … FOR UPDATE SKIP LOCKED} on a connection in a transaction, the token's {@code REPLACE} in
+ * autocommit on a second one, {@code COMMIT}; prepared once, plain Connector/J with the provider's
+ * settings); {@code raw3_pool} (the same prepared on every use, through HikariCP as the provider
+ * does, the token read from the OK packet); {@code ours} (tryAcquire + release through the provider).
  *
- * <p>Run with the test class path: {@code java [-Dspin=true] -cp ... io.distlock.mysql.MySqlStageProbe
- * [rounds]}. {@code -Dspin=true} keeps a daemon thread spinning on one CPU, which holds a 2-CPU
- * machine in its fast mode (client and server on the CPU that is awake).
+ * <p>Arguments: {@code [--rounds N]} blocks per variant (default 30), {@code [--spin]} keeps a daemon
+ * thread spinning on one CPU, which holds a 2-CPU machine in its fast mode (client and server on the
+ * CPU that is awake), {@code [--out FILE]} (default {@code target/benchmarks/mysql-stage.json}). Run
+ * with {@code ./distlock bench MySqlStageBench [args]}.
  */
-public final class MySqlStageProbe {
-    private static final String LOCK_SQL = "SELECT name FROM distlock_locks WHERE name = ? FOR UPDATE SKIP LOCKED";
-    private static final String TOKEN_SQL = "REPLACE INTO distlock_locks_token (name) VALUES (?)";
-    private static final String SETTINGS = "useServerPrepStmts=true&cachePrepStmts=true&useLocalSessionState=true";
+public final class MySqlStageBench {
+    private static final MySqlLockOptions OPTIONS = MySqlLockOptions.defaults();
+    private static final String LOCK_SQL = MySqlDialect.of(OPTIONS).claimSql();
+    private static final String TOKEN_SQL = MySqlDialect.of(OPTIONS).tokenSql();
+    private static final String SETTINGS = ConnectorJSettings.speedUrlParameters();
 
-    private MySqlStageProbe() {}
+    private MySqlStageBench() {}
 
     private interface Step {
         void run() throws Exception;
     }
 
     public static void main(String[] args) throws Exception {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
-        if (Boolean.getBoolean("spin")) {
+        int rounds = 30;
+        boolean spin = false;
+        Path file = Path.of("target", "benchmarks", "mysql-stage.json");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--spin" -> spin = true;
+                case "--out" -> file = Path.of(args[++i]);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown argument " + args[i] + " (usage: [--rounds N] [--spin] [--out FILE])");
+            }
+        }
+        if (spin) {
             Thread spinner = new Thread(
                     () -> {
                         while (true) {
@@ -64,12 +85,11 @@ public final class MySqlStageProbe {
         try (MariaDbServer server = MariaDbServer.start();
                 MySqlLockProvider provider = MySqlLockProvider.builder()
                         .jdbcUrl(server.jdbcUrl())
-                        .user(server.user())
-                        .password(server.password())
-                        .options(MySqlLockOptions.builder()
+                        .options(OPTIONS.mutate()
+                                .credentials(Credentials.of(server.user(), server.password()))
                                 .createSchema(true)
-                                .leaseTime(Duration.ofSeconds(10))
                                 .build())
+                        .leaseTime(Duration.ofSeconds(10))
                         .build();
                 Connection floor = server.connect();
                 Connection lockConn = connect(server);
@@ -122,13 +142,17 @@ public final class MySqlStageProbe {
                 pooledLock.commit();
             });
             steps.put("ours", () -> lock.tryAcquire().orElseThrow().release());
-            run(steps, rounds);
+            String json = run(steps, rounds);
             pooledLock.close();
             pooledToken.close();
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, json);
+            System.out.println("written to " + file.toAbsolutePath());
         }
     }
 
-    private static void run(Map<String, Step> steps, int rounds) throws Exception {
+    /** Runs the variants in rotation, prints a line per variant, returns the results as JSON. */
+    private static String run(Map<String, Step> steps, int rounds) throws Exception {
         java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<String, List<Double>> p50s = new LinkedHashMap<>();
         Map<String, long[]> cpu = new LinkedHashMap<>();
@@ -158,6 +182,8 @@ public final class MySqlStageProbe {
             }
         }
         double floor = Double.NaN;
+        StringBuilder json = new StringBuilder("{\n  \"rounds\": " + rounds + ",\n  \"variants\": {");
+        String sep = "\n";
         for (Map.Entry<String, List<Double>> e : p50s.entrySet()) {
             List<Double> sorted = new ArrayList<>(e.getValue());
             Collections.sort(sorted);
@@ -173,7 +199,19 @@ public final class MySqlStageProbe {
             System.out.printf(
                     "%-10s p50 %6.1f µs (%.2f × floor3) | calling thread CPU %5.1f µs/op | block p50s:%s%n",
                     e.getKey(), median, median / floor, c[0] / 1e3 / c[1], blocks);
+            json.append(sep)
+                    .append(String.format(
+                            java.util.Locale.ROOT,
+                            "    \"%s\": {\"p50_us\": %.1f, \"x_floor3\": %.3f, \"thread_cpu_us_per_op\": %.1f,"
+                                    + " \"block_p50s_us\": %s}",
+                            e.getKey(),
+                            median,
+                            median / floor,
+                            c[0] / 1e3 / c[1],
+                            e.getValue()));
+            sep = ",\n";
         }
+        return json.append("\n  }\n}\n").toString();
     }
 
     private static void expect(boolean condition) {

@@ -1,9 +1,11 @@
-package io.distlock.mysql;
+package io.distlock.bench.mysql;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import io.distlock.Credentials;
 import io.distlock.Lease;
-import io.distlock.LockOptions;
+import io.distlock.mysql.ClaimCursor;
+import io.distlock.mysql.MySqlLockOptions;
+import io.distlock.mysql.MySqlLockProvider;
+import io.distlock.testing.servers.MariaDbServer;
 import io.distlock.testing.servers.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,30 +30,36 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * Measurements, not timed tests: writes {@code target/benchmarks/mysql.json} and asserts only that
- * every scenario did work (and that claiming allocated every row at most once). Bounded: each
- * scenario runs a few seconds. Numbers from a shared 2-core machine are indicative only.
+ * What {@code SELECT … FOR UPDATE SKIP LOCKED} buys: lock-mysql-skiplocked's claiming and locking on
+ * a MariaDB 10.11 it starts itself (with a Redis for the comparison), bounded to a few seconds per
+ * scenario. Writes one flat JSON object and prints it. Numbers from a shared 2-core machine are
+ * indicative only.
  *
  * <p>Claiming: {@value #WORKERS} workers allocate batches of {@value #BATCH} rows from a fresh
  * {@value #STOCK_ROWS}-row stock table; each batch costs {@value #WORK_MILLIS} ms of processing while
- * its rows are held, then an UPDATE and the COMMIT. Three ways to keep two workers off the same rows,
- * alternating round by round on the same MariaDB: {@code SELECT … FOR UPDATE SKIP LOCKED}
- * ({@link MySqlLockProvider#claimRows}), plain {@code SELECT … FOR UPDATE} (workers wait on each
- * other's rows), and the hand-rolled Redis lock SKIP LOCKED replaces ({@code SET NX PX}, a fixed 1 s
- * sleep on failure, {@code DEL} on release) on a real Redis.
+ * its rows are held, then an UPDATE and the COMMIT. Four ways to keep two workers off the same rows,
+ * alternating round by round on the same MariaDB: {@code SELECT … FOR UPDATE SKIP LOCKED} ({@link
+ * MySqlLockProvider#claimRows}), the same through a shared {@link ClaimCursor}, plain {@code SELECT …
+ * FOR UPDATE} (workers wait on each other's rows), and the hand-rolled Redis lock SKIP LOCKED replaces
+ * ({@code SET NX PX}, a fixed 1 s sleep on failure, {@code DEL} on release) on a real Redis. Every row
+ * must be allocated exactly once (checked against the table). Also measured: {@code SELECT 1}, an
+ * uncontended acquire + release (p50 and statements per cycle from the server's {@code Questions}),
+ * and the hand-off to a waiter blocked on the row lock against jittered polling.
+ *
+ * <p>Arguments: {@code [--rounds N]} interleaved rounds of the claiming variants (default 3), {@code
+ * [--seconds S]} time cap of one claiming run (default 5), {@code [--out FILE]} (default {@code
+ * target/benchmarks/mysql-skiplocked.json}). Run with {@code ./distlock bench MySqlSkipLockedBench
+ * [args]}.
  */
-class MySqlBenchmarkIT {
+public final class MySqlSkipLockedBench {
     /** Time cap of one claiming run (the sleep-retry lock needs longer than that to empty the table). */
-    private static final Duration CLAIM_SCENARIO = Duration.ofSeconds(5);
-    /** Interleaved rounds of the three claiming variants; the JSON has every round and the medians. */
-    private static final int CLAIM_ROUNDS = 3;
+    private static Duration claimScenario = Duration.ofSeconds(5);
+    /** Interleaved rounds of the claiming variants; the JSON has every round and the medians. */
+    private static int claimRounds = 3;
 
     private static final int WORKERS = 16;
     private static final int STOCK_ROWS = 10_000;
@@ -66,27 +74,54 @@ class MySqlBenchmarkIT {
 
     private static final long SLEEP_RETRY_MILLIS = 1_000;
 
-    private static MySqlTckFixture fixture;
+    private static MariaDbServer db;
     private static RedisServer redis;
 
-    @BeforeAll
-    static void startServers() {
-        fixture = new MySqlTckFixture(false);
-        redis = RedisServer.start();
+    private MySqlSkipLockedBench() {}
+
+    public static void main(String[] args) throws Exception {
+        Path file = Path.of("target", "benchmarks", "mysql-skiplocked.json");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> claimRounds = Integer.parseInt(args[++i]);
+                case "--seconds" -> claimScenario = Duration.ofSeconds(Long.parseLong(args[++i]));
+                case "--out" -> file = Path.of(args[++i]);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown argument " + args[i] + " (usage: [--rounds N] [--seconds S] [--out FILE])");
+            }
+        }
+        try (MariaDbServer mariaDb = MariaDbServer.start();
+                RedisServer redisServer = RedisServer.start()) {
+            db = mariaDb;
+            redis = redisServer;
+            String json = run();
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, json);
+            System.out.println(json);
+            System.out.println("written to " + file.toAbsolutePath());
+        }
     }
 
-    @AfterAll
-    static void stopServers() {
-        if (redis != null) {
-            redis.close();
-        }
-        if (fixture != null) {
-            fixture.close();
+    private static MySqlLockProvider provider() {
+        return MySqlLockProvider.builder()
+                .jdbcUrl(db.jdbcUrl())
+                .options(MySqlLockOptions.builder()
+                        .credentials(Credentials.of(db.user(), db.password()))
+                        .createSchema(true)
+                        .poolSize(24)
+                        .build())
+                .leaseTime(Duration.ofSeconds(5))
+                .build();
+    }
+
+    private static void check(boolean condition, String what) {
+        if (!condition) {
+            throw new IllegalStateException("benchmark check failed: " + what);
         }
     }
 
-    @Test
-    void benchmark_writesJson() throws Exception {
+    private static String run() throws Exception {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("server", serverVersion());
         out.put("claim_workers", WORKERS);
@@ -95,23 +130,21 @@ class MySqlBenchmarkIT {
         out.put("claim_work_ms_per_batch", WORK_MILLIS);
         out.put("cpus", Runtime.getRuntime().availableProcessors());
         out.put("load_average_at_start", loadAverage());
-        try (MySqlLockProvider p = fixture.newMySqlClient(
-                LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build())) {
+        try (MySqlLockProvider p = provider()) {
             out.put("select1_p50_us", select1P50Micros());
             out.put("acquire_release_p50_us", acquireReleaseP50Micros(p));
             out.put("acquire_release_statements", statementsPerCycle(p));
             out.put("handoff_rowlock_wait_p50_us", handOffP50Micros(p, false));
             out.put("handoff_jittered_polling_p50_us", handOffP50Micros(p, true));
-            // The three variants alternate, round after round, so that they share the machine's load.
-            // skip_locked_cursor: the same claims through a shared ClaimCursor (session 6), reported
-            // next to the plain claimRows, which the goal ratios below keep using
+            // The variants alternate, round after round, so that they share the machine's load.
+            // skip_locked_cursor: the same claims through a shared ClaimCursor
             String[] modes = {"skip_locked", "skip_locked_cursor", "for_update", "redis_setnx_1s_sleep_retry"};
             warmPool(p);
             Map<String, List<Double>> rounds = new LinkedHashMap<>();
             Map<String, List<Double>> clientCpu = new LinkedHashMap<>();
             Map<String, List<Double>> serverCpu = new LinkedHashMap<>();
             Map<String, List<Double>> cores = new LinkedHashMap<>();
-            for (int r = 0; r < CLAIM_ROUNDS; r++) {
+            for (int r = 0; r < claimRounds; r++) {
                 for (String mode : modes) {
                     ClaimRun run = claimThroughput(p, mode);
                     rounds.computeIfAbsent(mode, m -> new ArrayList<>()).add(run.rowsPerSecond());
@@ -147,13 +180,9 @@ class MySqlBenchmarkIT {
             json.append(++i < out.size() ? ",\n" : "\n");
         }
         json.append("}\n");
-        Path file = Path.of("target", "benchmarks", "mysql.json");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, json);
-        System.out.println(json);
-        assertThat((Double) out.get("claim_rows_per_s_skip_locked_median")).isPositive();
-        assertThat((Double) out.get("claim_rows_per_s_redis_setnx_1s_sleep_retry_median"))
-                .isPositive();
+        check((Double) out.get("claim_rows_per_s_skip_locked_median") > 0, "SKIP LOCKED claimed rows");
+        check((Double) out.get("claim_rows_per_s_redis_setnx_1s_sleep_retry_median") > 0, "sleep-retry claimed rows");
+        return json.toString();
     }
 
     /** The first three fields of {@code /proc/loadavg} (1, 5, 15 minutes), or "?" where there is none. */
@@ -175,7 +204,7 @@ class MySqlBenchmarkIT {
 
     /** CPU time of the MariaDB server process so far, in nanoseconds (-1 if the OS does not say). */
     private static long serverCpuNanos() {
-        return ProcessHandle.of(fixture.db().pid())
+        return ProcessHandle.of(db.pid())
                 .flatMap(h -> h.info().totalCpuDuration())
                 .map(Duration::toNanos)
                 .orElse(-1L);
@@ -186,7 +215,7 @@ class MySqlBenchmarkIT {
      * that no run counts connection set-up (the other variants open theirs before the clock too).
      */
     private static void warmPool(MySqlLockProvider p) throws Exception {
-        try (Connection c = fixture.db().connect();
+        try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS bench_warm (id INT PRIMARY KEY)");
         }
@@ -207,7 +236,7 @@ class MySqlBenchmarkIT {
                 })));
             }
             for (Future<?> f : fs) {
-                assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(true);
+                check(Boolean.TRUE.equals(f.get(60, TimeUnit.SECONDS)), "pool warm-up");
             }
         } finally {
             ex.shutdownNow();
@@ -230,7 +259,7 @@ class MySqlBenchmarkIT {
     }
 
     private static String serverVersion() throws SQLException {
-        try (Connection c = fixture.db().connect();
+        try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT VERSION()")) {
             rs.next();
@@ -244,7 +273,7 @@ class MySqlBenchmarkIT {
     }
 
     private static long select1P50Micros() throws SQLException {
-        try (Connection c = fixture.db().connect();
+        try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             long[] t = new long[500];
             for (int i = 0; i < t.length; i++) {
@@ -268,7 +297,7 @@ class MySqlBenchmarkIT {
     }
 
     private static long statementsPerCycle(MySqlLockProvider p) throws SQLException {
-        try (Connection root = fixture.db().connect()) {
+        try (Connection root = db.connect()) {
             long q0 = questions(root);
             for (int i = 0; i < 50; i++) {
                 p.lock("bench").tryAcquire().orElseThrow().release();
@@ -326,7 +355,7 @@ class MySqlBenchmarkIT {
     }
 
     private static void resetStock() throws SQLException {
-        try (Connection c = fixture.db().connect();
+        try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS bench_stock");
             s.execute("CREATE TABLE bench_stock (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL,"
@@ -344,7 +373,7 @@ class MySqlBenchmarkIT {
     }
 
     private static long allocatedRows() throws SQLException {
-        try (Connection c = fixture.db().connect();
+        try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM bench_stock WHERE status = 'ALLOCATED'")) {
             rs.next();
@@ -392,7 +421,7 @@ class MySqlBenchmarkIT {
     }
 
     private static Connection workerConnection() throws SQLException {
-        Connection c = fixture.db().connect();
+        Connection c = db.connect();
         c.setAutoCommit(false);
         c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         return c;
@@ -400,7 +429,7 @@ class MySqlBenchmarkIT {
 
     /**
      * Rows allocated per second by {@value #WORKERS} workers, from a fresh {@value #STOCK_ROWS}-row
-     * table until it is empty or {@link #CLAIM_SCENARIO} has passed, and the CPU this JVM and the
+     * table until it is empty or {@link #claimScenario} has passed, and the CPU this JVM and the
      * server spent per allocated batch meanwhile. Every worker opens its connections first; the clock
      * starts when all have. Every row must be allocated exactly once (checked against the table).
      */
@@ -413,7 +442,7 @@ class MySqlBenchmarkIT {
         CountDownLatch go = new CountDownLatch(1);
         ExecutorService ex = Executors.newFixedThreadPool(WORKERS);
         // one cursor shared by the workers, naming the (status, id) index (see ClaimCursor.usingIndex)
-        MySqlLockProvider.ClaimCursor cursor = MySqlLockProvider.ClaimCursor.usingIndex("status_id");
+        ClaimCursor cursor = ClaimCursor.usingIndex("status_id");
         List<Future<?>> futures = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
             futures.add(ex.submit(() -> {
@@ -423,7 +452,11 @@ class MySqlBenchmarkIT {
                         await(ready, go);
                         while (System.nanoTime() - end.get() < 0) {
                             int n = p.claimRows(
-                                    "bench_stock", "id", Map.of("status", "FREE"), BATCH, MySqlBenchmarkIT::allocate);
+                                    "bench_stock",
+                                    "id",
+                                    Map.of("status", "FREE"),
+                                    BATCH,
+                                    MySqlSkipLockedBench::allocate);
                             if (n == 0) {
                                 break; // no free row is left unlocked: the others are allocating the last ones
                             }
@@ -440,7 +473,7 @@ class MySqlBenchmarkIT {
                                     Map.of("status", "FREE"),
                                     BATCH,
                                     cursor,
-                                    MySqlBenchmarkIT::allocate);
+                                    MySqlSkipLockedBench::allocate);
                             if (n == 0) {
                                 break;
                             }
@@ -468,22 +501,20 @@ class MySqlBenchmarkIT {
                 return null;
             }));
         }
-        assertThat(ready.await(60, TimeUnit.SECONDS))
-                .as("workers connected (%s)", mode)
-                .isTrue();
+        check(ready.await(60, TimeUnit.SECONDS), "workers connected (" + mode + ")");
         long client0 = clientCpuNanos();
         long server0 = serverCpuNanos();
         long start = System.nanoTime();
-        end.set(start + CLAIM_SCENARIO.toNanos());
+        end.set(start + claimScenario.toNanos());
         go.countDown();
         for (Future<?> f : futures) {
-            f.get(CLAIM_SCENARIO.toSeconds() + 60, TimeUnit.SECONDS);
+            f.get(claimScenario.toSeconds() + 60, TimeUnit.SECONDS);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long client = clientCpuNanos() - client0;
         long server = serverCpuNanos() - server0;
         ex.shutdown();
-        assertThat(allocatedRows()).as("rows allocated (%s), each once", mode).isEqualTo(allocated.get());
+        check(allocatedRows() == allocated.get(), "rows allocated (" + mode + "), each once");
         int b = Math.max(1, batches.get());
         return new ClaimRun(
                 Math.round(allocated.get() / seconds * 10) / 10.0,
