@@ -1,5 +1,6 @@
 package io.distlock.bench.zookeeper;
 
+import io.distlock.LockOptions;
 import io.distlock.compare.Comparison;
 import io.distlock.compare.ComparisonResult;
 import io.distlock.compare.ComparisonSettings;
@@ -9,8 +10,18 @@ import io.distlock.compare.Scenario;
 import io.distlock.compare.cli.peers.CuratorLockClient;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperServer;
+import io.distlock.zookeeper.ZooKeeperLockOptions;
+import io.distlock.zookeeper.ZooKeeperLockProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +33,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
@@ -62,7 +75,7 @@ public final class ZooKeeperBench {
                 .withHandoffMaxDuration(Duration.ofSeconds(2));
         Map<String, List<Double>> series = new LinkedHashMap<>();
         try (TestServer server = ZooKeeperServer.start();
-                CuratorFramework floor = ZkBench.curator(server.address())) {
+                CuratorFramework floor = curator(server.address())) {
             String cs = server.address();
             Runnable exists = () -> {
                 try {
@@ -71,7 +84,7 @@ public final class ZooKeeperBench {
                     throw new IllegalStateException(e);
                 }
             };
-            ComparisonTarget ours = ComparisonTarget.of("ours", "zookeeper", () -> LockClient.of(ZkBench.provider(cs)))
+            ComparisonTarget ours = ComparisonTarget.of("ours", "zookeeper", () -> LockClient.of(provider(cs)))
                     .withFloor(exists, 2);
             ComparisonTarget curator = ComparisonTarget.of("curator", "zookeeper", () -> new CuratorLockClient(cs))
                     .withFloor(exists, 2);
@@ -97,7 +110,7 @@ public final class ZooKeeperBench {
                     series.computeIfAbsent(t.name() + ".contended.requests_per_acquisition", x -> new ArrayList<>())
                             .add((after - before) / acq);
                 }
-                ZkBench.writeJson("ZooKeeperBench", args, series);
+                writeJson("ZooKeeperBench", args, series);
                 return;
             }
             ComparisonSettings uncontendedOnly = settings.withScenarios(EnumSet.of(Scenario.UNCONTENDED));
@@ -129,7 +142,7 @@ public final class ZooKeeperBench {
             }
         }
         System.out.println(report(series, rounds));
-        ZkBench.writeJson("ZooKeeperBench", args, series);
+        writeJson("ZooKeeperBench", args, series);
     }
 
     private static long packets(TestServer server) throws java.io.IOException {
@@ -170,8 +183,8 @@ public final class ZooKeeperBench {
      */
     private static void watchFloor(
             Map<String, List<Double>> series, String key, String cs, CuratorFramework floor, int n, long idleNanos) {
-        try (CuratorFramework a = ZkBench.curator(cs);
-                CuratorFramework b = ZkBench.curator(cs)) {
+        try (CuratorFramework a = curator(cs);
+                CuratorFramework b = curator(cs)) {
             ZooKeeper za = a.getZookeeperClient().getZooKeeper();
             ZooKeeper zb = b.getZookeeperClient().getZooKeeper();
             String path = "/bench-watch-" + System.nanoTime();
@@ -204,15 +217,15 @@ public final class ZooKeeperBench {
                 }
             }
             series.computeIfAbsent(key + ".notify_p50_us", x -> new ArrayList<>())
-                    .add(ZkBench.p50(notify));
+                    .add(p50(notify));
             series.computeIfAbsent(key + ".exists_p50_us", x -> new ArrayList<>())
-                    .add(ZkBench.p50(rtt));
+                    .add(p50(rtt));
             long[] sum = new long[n];
             for (int i = 0; i < n; i++) {
                 sum[i] = notify[i] + rtt[i];
             }
             series.computeIfAbsent(key + ".notify_plus_rtt_p50_us", x -> new ArrayList<>())
-                    .add(ZkBench.p50(sum));
+                    .add(p50(sum));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -220,7 +233,7 @@ public final class ZooKeeperBench {
 
     /** Median over rounds of a per-round ratio a / b. */
     private static double ratio(Map<String, List<Double>> series, String a, String b, double bFactor) {
-        return ZkBench.medianRatio(series.get(a), series.get(b), bFactor);
+        return medianRatio(series.get(a), series.get(b), bFactor);
     }
 
     private static String report(Map<String, List<Double>> s, int rounds) {
@@ -248,11 +261,7 @@ public final class ZooKeeperBench {
                 "watch_hold.exists_p50_us",
                 "watch_hold.notify_plus_rtt_p50_us")) {
             sb.append(String.format(
-                    Locale.ROOT,
-                    "%-34s median %9.1f  rounds %s%n",
-                    k,
-                    ZkBench.median(s.get(k)),
-                    ZkBench.rounds(s.get(k))));
+                    Locale.ROOT, "%-34s median %9.1f  rounds %s%n", k, median(s.get(k)), rounds(s.get(k))));
         }
         sb.append(String.format(
                 Locale.ROOT,
@@ -289,12 +298,144 @@ public final class ZooKeeperBench {
         return sb.toString();
     }
 
+    // ---------------------------------------------------------------- shared by the ZooKeeper benchmarks
+
+    /** Ours with a 30 s lease (no renewal during a run), as every ZooKeeper benchmark opens it. */
+    static ZooKeeperLockProvider provider(String connectString) {
+        return provider(connectString, ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
+    }
+
+    /** {@link #provider(String)} with its locks under {@code root}. */
+    static ZooKeeperLockProvider provider(String connectString, String root) {
+        return ZooKeeperLockProvider.builder()
+                .connectString(connectString)
+                .options(ZooKeeperLockOptions.builder().rootPath(root).build())
+                .lockOptions(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())
+                .build();
+    }
+
+    /** A started Curator client (30 s session), connected. */
+    static CuratorFramework curator(String connectString) {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(connectString, 30_000, 5_000, new RetryOneTime(50));
+        c.start();
+        try {
+            if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                c.close();
+                throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString);
+            }
+        } catch (InterruptedException e) {
+            c.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return c;
+    }
+
+    /** The median of {@code nanos}, in microseconds. */
+    static double p50(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
+    }
+
+    static double median(List<Double> values) {
+        if (values == null || values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> s = new ArrayList<>(values);
+        s.sort(null);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    /** The median over rounds of the per-round ratio {@code a / (b * bFactor)}. */
+    static double medianRatio(List<Double> a, List<Double> b, double bFactor) {
+        if (a == null || b == null) {
+            return Double.NaN;
+        }
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            r.add(a.get(i) / (b.get(i) * bFactor));
+        }
+        return median(r);
+    }
+
+    /** The values of one series, rounded, for a report line. */
+    static String rounds(List<Double> values) {
+        if (values == null) {
+            return "-";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Double d : values) {
+            sb.append(String.format(Locale.ROOT, "%.0f ", d));
+        }
+        return sb.toString().trim();
+    }
+
+    /**
+     * Writes {@code results/<bench>-<time>.json} (relative to the working directory, which {@code
+     * ./distlock bench} sets to the repository): the arguments and, per series, its median and
+     * its value in every round. Prints and returns the file.
+     */
+    static Path writeJson(String bench, String[] args, Map<String, List<Double>> series) {
+        StringBuilder json =
+                new StringBuilder("{\n  \"bench\": ").append(quote(bench)).append(",\n  \"args\": [");
+        for (int i = 0; i < args.length; i++) {
+            json.append(i == 0 ? "" : ", ").append(quote(args[i]));
+        }
+        json.append("],\n  \"series\": {");
+        int k = 0;
+        for (Map.Entry<String, List<Double>> e : series.entrySet()) {
+            json.append(k++ == 0 ? "\n" : ",\n")
+                    .append("    ")
+                    .append(quote(e.getKey()))
+                    .append(": {\"median\": ")
+                    .append(number(median(e.getValue())))
+                    .append(", \"rounds\": [");
+            List<Double> v = e.getValue();
+            for (int i = 0; i < v.size(); i++) {
+                json.append(i == 0 ? "" : ", ").append(number(v.get(i)));
+            }
+            json.append("]}");
+        }
+        json.append("\n  }\n}\n");
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path out = Path.of("results", bench + "-" + stamp + ".json");
+        try {
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, json, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.out.println("results: " + out.toAbsolutePath());
+        return out;
+    }
+
+    private static String number(double d) {
+        return Double.isFinite(d) ? String.format(Locale.ROOT, "%.3f", d) : "null";
+    }
+
+    private static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
     /** Not a lock: one synchronous create of an ephemeral node, then one delete (the write floor). */
     private static final class WriteFloor implements LockClient {
         private final CuratorFramework curator;
 
         WriteFloor(String cs) {
-            curator = ZkBench.curator(cs);
+            curator = curator(cs);
         }
 
         @Override

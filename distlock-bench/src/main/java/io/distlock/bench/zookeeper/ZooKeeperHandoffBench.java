@@ -57,9 +57,9 @@ public final class ZooKeeperHandoffBench {
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         Map<String, List<Double>> series = new LinkedHashMap<>();
         try (TestServer server = ZooKeeperServer.start();
-                CuratorFramework a = ZkBench.curator(server.address());
-                CuratorFramework b = ZkBench.curator(server.address());
-                CuratorFramework c = ZkBench.curator(server.address())) {
+                CuratorFramework a = ZooKeeperBench.curator(server.address());
+                CuratorFramework b = ZooKeeperBench.curator(server.address());
+                CuratorFramework c = ZooKeeperBench.curator(server.address())) {
             String cs = server.address();
             List<String> variants = args.length > 2
                     ? List.of(args[2].split(","))
@@ -77,16 +77,20 @@ public final class ZooKeeperHandoffBench {
                     series.computeIfAbsent(variant + ".server_cpu_per_op", y -> new ArrayList<>())
                             .add(cpu / 1e3 / (block + 20));
                     stages.forEach((k, x) -> series.computeIfAbsent(variant + "." + k, y -> new ArrayList<>())
-                            .add(ZkBench.p50(x)));
+                            .add(ZooKeeperBench.p50(x)));
                 }
                 System.err.println("round " + (r + 1) + "/" + rounds + " done");
             }
         }
         StringBuilder sb = new StringBuilder("rounds: " + rounds + ", hand-offs per block: " + block + "\n");
         series.forEach((k, v) -> sb.append(String.format(
-                Locale.ROOT, "%-28s median p50 %7.1f us  rounds %s%n", k, ZkBench.median(v), ZkBench.rounds(v))));
+                Locale.ROOT,
+                "%-28s median p50 %7.1f us  rounds %s%n",
+                k,
+                ZooKeeperBench.median(v),
+                ZooKeeperBench.rounds(v))));
         System.out.println(sb);
-        ZkBench.writeJson("ZooKeeperHandoffBench", args, series);
+        ZooKeeperBench.writeJson("ZooKeeperHandoffBench", args, series);
     }
 
     /** CPU time of every thread of process {@code pid} (from /proc/pid/task/tid/schedstat), in ns. */
@@ -113,8 +117,8 @@ public final class ZooKeeperHandoffBench {
         AtomicReference<Throwable> error = new AtomicReference<>();
         int[] done = {-20}; // the first hand-offs warm up (as many as the floors')
         Object turn = new Object();
-        try (ZooKeeperLockProvider p0 = ZkBench.provider(cs);
-                ZooKeeperLockProvider p1 = ZkBench.provider(cs)) {
+        try (ZooKeeperLockProvider p0 = ZooKeeperBench.provider(cs);
+                ZooKeeperLockProvider p1 = ZooKeeperBench.provider(cs)) {
             String lock = "handoff-probe-" + System.nanoTime();
             Lease first = p0.lock(lock).acquire();
             List<Thread> threads = new ArrayList<>();

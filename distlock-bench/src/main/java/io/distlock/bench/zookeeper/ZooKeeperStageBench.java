@@ -56,10 +56,10 @@ public final class ZooKeeperStageBench {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         try (TestServer server = ZooKeeperServer.start();
-                ZooKeeperLockProvider provider = ZkBench.provider(server.address());
-                ZooKeeperLockProvider pipelined = ZkBench.provider(server.address(), "/pipelined");
-                CuratorFramework raw = ZkBench.curator(server.address());
-                CuratorFramework peer = ZkBench.curator(server.address());
+                ZooKeeperLockProvider provider = ZooKeeperBench.provider(server.address());
+                ZooKeeperLockProvider pipelined = ZooKeeperBench.provider(server.address(), "/pipelined");
+                CuratorFramework raw = ZooKeeperBench.curator(server.address());
+                CuratorFramework peer = ZooKeeperBench.curator(server.address());
                 MemoryLockProvider memory = MemoryLockProvider.create()) {
             ZooKeeper zk = raw.getZookeeperClient().getZooKeeper();
             zk.create("/raw", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
@@ -131,7 +131,7 @@ public final class ZooKeeperStageBench {
             if (args.length > 2) {
                 names.retainAll(List.of(args[2].split(",")));
             }
-            ZkBench.writeJson("ZooKeeperStageBench", args, run(ops, names, rounds, block));
+            ZooKeeperBench.writeJson("ZooKeeperStageBench", args, run(ops, names, rounds, block));
         }
     }
 
@@ -187,10 +187,10 @@ public final class ZooKeeperStageBench {
                     Locale.ROOT,
                     "%-15s p50 %7.1f us | client CPU %6.1f us/op (mean by thread:%s) | calling thread allocates %5.0f B/op%n",
                     n,
-                    ZkBench.median(p50.get(n)),
-                    ZkBench.median(cpu.get(n)),
+                    ZooKeeperBench.median(p50.get(n)),
+                    ZooKeeperBench.median(cpu.get(n)),
                     threadsLine,
-                    ZkBench.median(allocated.get(n)));
+                    ZooKeeperBench.median(allocated.get(n)));
         }
         for (String[] pair :
                 new String[][] {{"ours", "curator"}, {"ours", "raw3"}, {"ours", "raw2"}, {"raw3", "raw2"}}) {
@@ -200,7 +200,7 @@ public final class ZooKeeperStageBench {
                         "%s / %s p50 (median of per-round ratios): %.2f%n",
                         pair[0],
                         pair[1],
-                        ZkBench.medianRatio(p50.get(pair[0]), p50.get(pair[1]), 1));
+                        ZooKeeperBench.medianRatio(p50.get(pair[0]), p50.get(pair[1]), 1));
             }
         }
         Map<String, List<Double>> series = new LinkedHashMap<>();
