@@ -87,6 +87,7 @@ public final class ZooKeeperLockOptions {
         return DEFAULTS;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -259,6 +260,7 @@ public final class ZooKeeperLockOptions {
             return this;
         }
 
+        /** The options; every setting was checked when it was set. */
         public ZooKeeperLockOptions build() {
             return new ZooKeeperLockOptions(this);
         }

@@ -100,6 +100,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
         this.engine = LockEngine.create(driver, lockOptions);
     }
 
+    /** A builder: an address ({@code connectString} or {@code curator}), then optional settings. */
     public static Builder builder() {
         return new Builder();
     }
