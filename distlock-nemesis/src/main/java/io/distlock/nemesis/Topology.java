@@ -377,7 +377,7 @@ abstract class Topology implements AutoCloseable {
 
         @Override
         String uri(List<String> a) {
-            return "zookeeper://" + String.join(",", a) + "?sessionTimeout=" + lease(leaseMs) + "&connectionTimeout="
+            return "zookeeper://" + String.join(",", a) + "?sessionTimeout=" + lease(leaseMs) + "&connectTimeout="
                     + lease(leaseMs);
         }
 

@@ -1,64 +1,93 @@
 package io.distlock.zookeeper;
 
+import io.distlock.Credentials;
 import io.distlock.LockOptions;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
+import io.distlock.zookeeper.internal.ZkPathRules;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Settings of a {@link ZooKeeperLockProvider}: where the ensemble is, under which path locks live,
- * the ZooKeeper session's timeouts, the lease settings shared by all backends, and optional digest
- * credentials. Immutable; build with {@link #builder()}, derive with {@link #mutate()}.
+ * ZooKeeper settings of a {@link ZooKeeperLockProvider}: under which path locks live, the
+ * ZooKeeper session's timeout, the connect timeout, and optional digest credentials and TLS. Where
+ * the ensemble is goes to the provider's builder ({@code connectString(..)} or {@code curator(..)}),
+ * the lease settings shared by all backends to its {@code lockOptions(..)}. Immutable; build with
+ * {@link #builder()}, derive with {@link #mutate()}.
  *
- * <p>The session timeout is what makes a lock expire when its holder dies: the server deletes the
- * holder's node when it has not heard from the client for the negotiated session timeout. Unless
- * set explicitly it equals {@link LockOptions#leaseTime()}, so the common {@code leaseTime} setting
- * means the same thing on every backend. The server clamps it to {@code [2, 20] * tickTime} by
- * default; the negotiated value is the one the client uses to stop trusting a suspended session.
+ * <p><b>Session timeout.</b> It is what makes a lock expire when its holder dies: the server
+ * deletes the holder's node when it has not heard from the client for the negotiated session
+ * timeout. Unless set it equals the provider's {@link LockOptions#leaseTime()}, so the common
+ * {@code leaseTime} setting means the same thing on every backend. The server clamps it to {@code
+ * [2, 20] * tickTime} by default; the negotiated value is the one the client uses to stop trusting
+ * a suspended session.
  *
- * <p>With {@linkplain Builder#digestCredentials(String, String) digest credentials} every node the
- * provider creates (the root, each lock's parent and the queue nodes) gets an ACL that gives all
- * permissions to that identity and only READ to everyone else, so clients without the credentials
- * can neither create queue nodes (take the lock) nor delete them (break it). Nodes that existed
- * before keep their ACL.
+ * <p><b>Credentials.</b> ZooKeeper's digest scheme has no login that can fail: a client adds
+ * {@code user:password} to its session and that pair <em>is</em> its identity. With {@linkplain
+ * Builder#credentials(Credentials) credentials} every node the provider creates (the root, each
+ * lock's parent and the queue nodes) gets an ACL that gives all permissions to that identity and
+ * only READ to everyone else, so clients without the credentials can neither create queue nodes
+ * (take the lock) nor delete them (break it). A wrong password is therefore another identity, which
+ * the ACL of an existing root refuses: the first create under it fails with {@code NoAuth}, and the
+ * provider throws {@link io.distlock.LockConfigurationException} at once (never retried as an
+ * outage). Nodes that existed before keep their ACL.
+ *
+ * <p><b>Timeouts.</b> {@link TimeoutOptions#connectTimeout()} is Curator's connection timeout: how
+ * long opening the provider waits for a session, and how long an operation waits for a lost
+ * connection to come back before it fails with {@link io.distlock.BackendUnavailableException}. It
+ * defaults to {@link #DEFAULT_CONNECT_TIMEOUT}, capped at the session timeout, rather than the
+ * shared 2 seconds: a ZooKeeper client tries the servers of the connect string one after another,
+ * and a leader election takes seconds, both of which a session rides out. ZooKeeper has no
+ * per-request timeout that leaves the connection alone (its {@code zookeeper.request.timeout}
+ * drops the connection, which would suspend every lease): a request without a reply fails when the
+ * client declares the connection lost, after two thirds of the session timeout without a word from
+ * the server. So {@link TimeoutOptions#requestTimeout()} must keep its default; tune {@link
+ * Builder#sessionTimeout(Duration)} instead.
+ *
+ * <pre>{@code
+ * ZooKeeperLockOptions options = ZooKeeperLockOptions.builder()
+ *         .rootPath("/myapp/locks")
+ *         .credentials(Credentials.of("locks", secret))
+ *         .tls(TlsOptions.builder().trustCertificates(Path.of("/etc/zk/ca.pem")).build())
+ *         .build();
+ * }</pre>
  */
 public final class ZooKeeperLockOptions {
     /** Where locks live unless {@link Builder#rootPath(String)} says otherwise. */
     public static final String DEFAULT_ROOT_PATH = "/distlock";
     /**
-     * How long to wait for a connection before an operation fails, unless the session timeout is
-     * shorter (then the session timeout).
+     * How long to wait for a connection unless {@link Builder#timeouts(TimeoutOptions)} says
+     * otherwise: 15 seconds, or the session timeout if that is shorter.
      */
-    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(15);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(15);
+    /** The timeouts unless set: {@link #DEFAULT_CONNECT_TIMEOUT} and the shared request timeout. */
+    public static final TimeoutOptions DEFAULT_TIMEOUTS =
+            new TimeoutOptions(DEFAULT_CONNECT_TIMEOUT, TimeoutOptions.DEFAULT_REQUEST_TIMEOUT);
 
-    private static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+    private static final Duration MAX_SESSION_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+    private static final ZooKeeperLockOptions DEFAULTS = new Builder().build();
 
-    private final String connectString;
     private final String rootPath;
     private final Duration sessionTimeout;
-    private final Duration connectionTimeout;
-    private final LockOptions lockOptions;
-    private final String digestUser;
-    private final String digestPassword;
-    private final boolean tls;
-    private final Path tlsTrustStore;
-    private final String tlsTrustStorePassword;
+    private final TimeoutOptions timeouts;
+    private final Credentials credentials;
+    private final TlsOptions tls;
 
     private ZooKeeperLockOptions(Builder b) {
-        this.connectString = b.connectString;
         this.rootPath = b.rootPath;
         this.sessionTimeout = b.sessionTimeout;
-        this.connectionTimeout = b.connectionTimeout;
-        this.lockOptions = b.lockOptions;
-        this.digestUser = b.digestUser;
-        this.digestPassword = b.digestPassword;
+        this.timeouts = b.timeouts;
+        this.credentials = b.credentials;
         this.tls = b.tls;
-        this.tlsTrustStore = b.tlsTrustStore;
-        this.tlsTrustStorePassword = b.tlsTrustStorePassword;
     }
 
+    /** The defaults: root {@link #DEFAULT_ROOT_PATH}, no credentials, no TLS. */
+    public static ZooKeeperLockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -66,22 +95,12 @@ public final class ZooKeeperLockOptions {
     /** A builder initialised with these options. */
     public Builder mutate() {
         Builder b = new Builder();
-        b.connectString = connectString;
         b.rootPath = rootPath;
         b.sessionTimeout = sessionTimeout;
-        b.connectionTimeout = connectionTimeout;
-        b.lockOptions = lockOptions;
-        b.digestUser = digestUser;
-        b.digestPassword = digestPassword;
+        b.timeouts = timeouts;
+        b.credentials = credentials;
         b.tls = tls;
-        b.tlsTrustStore = tlsTrustStore;
-        b.tlsTrustStorePassword = tlsTrustStorePassword;
         return b;
-    }
-
-    /** {@code host:port[,host:port...][/chroot]}, or empty when the provider is given a client. */
-    public Optional<String> connectString() {
-        return Optional.ofNullable(connectString);
     }
 
     /** Absolute path under which each lock gets its parent node. */
@@ -89,149 +108,51 @@ public final class ZooKeeperLockOptions {
         return rootPath;
     }
 
-    /** The session timeout to request: the explicit value or, if none, the lease time. */
-    public Duration sessionTimeout() {
-        return sessionTimeout != null ? sessionTimeout : lockOptions.leaseTime();
+    /** The session timeout to request, if set; empty means the provider's lease time. */
+    public Optional<Duration> sessionTimeout() {
+        return Optional.ofNullable(sessionTimeout);
     }
 
-    /** The explicit connection timeout or, if none, {@code min(15 s, sessionTimeout())}. */
-    public Duration connectionTimeout() {
-        if (connectionTimeout != null) {
-            return connectionTimeout;
-        }
-        Duration session = sessionTimeout();
-        return session.compareTo(DEFAULT_CONNECTION_TIMEOUT) < 0 ? session : DEFAULT_CONNECTION_TIMEOUT;
+    /** The timeouts as set, or {@link #DEFAULT_TIMEOUTS} (whose connect timeout is capped at the session timeout). */
+    public TimeoutOptions timeouts() {
+        return timeouts != null ? timeouts : DEFAULT_TIMEOUTS;
     }
 
-    public LockOptions lockOptions() {
-        return lockOptions;
+    /** The digest credentials, if set. */
+    public Optional<Credentials> credentials() {
+        return Optional.ofNullable(credentials);
     }
 
-    /** The digest user name, if credentials are set. */
-    public Optional<String> digestUser() {
-        return Optional.ofNullable(digestUser);
-    }
-
-    /** {@code user:password} for the digest scheme; not part of {@link #toString()}. */
-    Optional<String> digestCredentials() {
-        return digestUser == null ? Optional.empty() : Optional.of(digestUser + ':' + digestPassword);
-    }
-
-    /**
-     * Whether the client connects over TLS (ZooKeeper's Netty client, {@code zookeeper.client.secure};
-     * the servers must serve a {@code secureClientPort}, and the connect string must name it). The
-     * servers' certificates must chain to a CA in {@link #tlsTrustStore()} (or the JVM's default
-     * trust store) and name the host connected to (ZooKeeper's host-name verification is on).
-     * Settings are passed per client through a {@code ZKClientConfig}, never as system properties.
-     */
-    public boolean tls() {
+    /** TLS on the client port; {@link TlsOptions#disabled()} unless set. */
+    public TlsOptions tls() {
         return tls;
     }
 
-    /**
-     * Trust store with the CA certificates to trust (PKCS#12, JKS, or PEM — ZooKeeper picks the type
-     * from the file name: {@code .p12}/{@code .pfx}, {@code .jks}, {@code .pem}), if set.
-     */
-    public Optional<Path> tlsTrustStore() {
-        return Optional.ofNullable(tlsTrustStore);
+    /** The connect timeout used with {@code sessionTimeout}: as set, else the default capped at the session timeout. */
+    Duration connectTimeout(Duration sessionTimeout) {
+        if (timeouts != null) {
+            return timeouts.connectTimeout();
+        }
+        return sessionTimeout.compareTo(DEFAULT_CONNECT_TIMEOUT) < 0 ? sessionTimeout : DEFAULT_CONNECT_TIMEOUT;
     }
 
-    /** Password of the trust store; not part of {@link #toString()}. */
-    Optional<String> tlsTrustStorePassword() {
-        return Optional.ofNullable(tlsTrustStorePassword);
-    }
-
+    /** Never shows a password. */
     @Override
     public String toString() {
-        return "ZooKeeperLockOptions{connectString=" + connectString + ", rootPath=" + rootPath + ", sessionTimeout="
-                + sessionTimeout() + ", connectionTimeout=" + connectionTimeout() + ", digestUser=" + digestUser
-                + (digestPassword == null ? "" : ", digestPassword=****") + ", tls=" + tls
-                + (tlsTrustStore == null ? "" : ", tlsTrustStore=" + tlsTrustStore)
-                + (tlsTrustStorePassword == null ? "" : ", tlsTrustStorePassword=****") + ", lockOptions="
-                + lockOptions + '}';
+        return "ZooKeeperLockOptions{rootPath=" + rootPath + ", sessionTimeout="
+                + (sessionTimeout == null ? "leaseTime" : sessionTimeout) + ", timeouts=" + timeouts()
+                + ", credentials=" + credentials + ", tls=" + tls + '}';
     }
 
     /** Builder for {@link ZooKeeperLockOptions}; each setter checks its argument at once. */
     public static final class Builder {
-        private String connectString;
         private String rootPath = DEFAULT_ROOT_PATH;
         private Duration sessionTimeout;
-        private Duration connectionTimeout;
-        private LockOptions lockOptions = LockOptions.defaults();
-        private String digestUser;
-        private String digestPassword;
-        private boolean tls;
-        private Path tlsTrustStore;
-        private String tlsTrustStorePassword;
+        private TimeoutOptions timeouts;
+        private Credentials credentials;
+        private TlsOptions tls = TlsOptions.disabled();
 
         private Builder() {}
-
-        /** Connect over TLS; see {@link ZooKeeperLockOptions#tls()}. */
-        public Builder tls(boolean tls) {
-            this.tls = tls;
-            return this;
-        }
-
-        /**
-         * The trust store holding the CA certificates to trust, and its password ({@code null} for
-         * none, e.g. PEM). Requires {@link #tls(boolean) tls}.
-         *
-         * @throws IllegalArgumentException if the file is not readable or the password is empty
-         */
-        public Builder tlsTrustStore(Path trustStore, String password) {
-            Objects.requireNonNull(trustStore, "tlsTrustStore must not be null");
-            if (!Files.isReadable(trustStore)) {
-                throw new IllegalArgumentException("tlsTrustStore must be a readable file (was '" + trustStore + "')");
-            }
-            if (password != null && password.isEmpty()) {
-                throw new IllegalArgumentException("tlsTrustStorePassword must not be empty (use null for none)");
-            }
-            this.tlsTrustStore = trustStore;
-            this.tlsTrustStorePassword = password;
-            return this;
-        }
-
-        /** {@code host:port[,host:port...][/chroot]}; hosts must be non-empty and ports numeric. */
-        public Builder connectString(String connectString) {
-            Objects.requireNonNull(connectString, "connectString must not be null");
-            String servers = connectString;
-            int slash = connectString.indexOf('/');
-            if (slash >= 0) {
-                servers = connectString.substring(0, slash);
-                String chroot = connectString.substring(slash);
-                if (!chroot.equals("/")) {
-                    checkPath("connectString chroot", chroot);
-                }
-            }
-            if (servers.isBlank()) {
-                throw new IllegalArgumentException(
-                        "connectString must name at least one host:port (was '" + connectString + "')");
-            }
-            for (String hp : servers.split(",", -1)) {
-                int colon = hp.lastIndexOf(':');
-                String host = colon < 0 ? hp : hp.substring(0, colon);
-                if (host.isBlank() || host.chars().anyMatch(Character::isWhitespace)) {
-                    throw new IllegalArgumentException(
-                            "connectString must be host:port[,host:port...] with non-empty hosts (was '" + connectString
-                                    + "')");
-                }
-                if (colon >= 0) {
-                    String port = hp.substring(colon + 1);
-                    int p;
-                    try {
-                        p = Integer.parseInt(port);
-                    } catch (NumberFormatException e) {
-                        p = -1;
-                    }
-                    if (p < 1 || p > 65535) {
-                        throw new IllegalArgumentException(
-                                "connectString port must be a number in 1..65535 (was '" + port + "')");
-                    }
-                }
-            }
-            this.connectString = connectString;
-            return this;
-        }
 
         /**
          * Absolute ZooKeeper path under which lock parents are created: starts with {@code /}, no
@@ -239,92 +160,109 @@ public final class ZooKeeperLockOptions {
          */
         public Builder rootPath(String rootPath) {
             Objects.requireNonNull(rootPath, "rootPath must not be null");
-            checkPath("rootPath", rootPath);
+            ZkPathRules.checkPath("rootPath", rootPath);
             this.rootPath = rootPath;
             return this;
         }
 
-        /** The session timeout to request (positive, at most {@code Integer.MAX_VALUE} ms). */
+        /**
+         * The session timeout to request (at least 1 ms, at most {@code Integer.MAX_VALUE} ms);
+         * unless set, the provider's lease time.
+         */
         public Builder sessionTimeout(Duration sessionTimeout) {
-            this.sessionTimeout = checkTimeout("sessionTimeout", sessionTimeout);
-            return this;
-        }
-
-        /** How long an operation waits for a connection (positive, at most {@code Integer.MAX_VALUE} ms). */
-        public Builder connectionTimeout(Duration connectionTimeout) {
-            this.connectionTimeout = checkTimeout("connectionTimeout", connectionTimeout);
-            return this;
-        }
-
-        public Builder lockOptions(LockOptions lockOptions) {
-            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
+            Objects.requireNonNull(sessionTimeout, "sessionTimeout must not be null");
+            if (sessionTimeout.isNegative() || sessionTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("sessionTimeout must be at least 1ms (was " + sessionTimeout + ")");
+            }
+            if (sessionTimeout.compareTo(MAX_SESSION_TIMEOUT) > 0) {
+                throw new IllegalArgumentException(
+                        "sessionTimeout must be at most " + MAX_SESSION_TIMEOUT + " (was " + sessionTimeout + ")");
+            }
+            this.sessionTimeout = sessionTimeout;
             return this;
         }
 
         /**
-         * Digest credentials: the provider authenticates with them and protects the nodes it creates
-         * with an ACL for this identity only (others may read).
+         * The connect timeout (see the class description); the request timeout must be {@link
+         * TimeoutOptions#DEFAULT_REQUEST_TIMEOUT}.
+         *
+         * @throws IllegalArgumentException if the request timeout is another value
          */
-        public Builder digestCredentials(String user, String password) {
-            Objects.requireNonNull(user, "digest user must not be null");
-            Objects.requireNonNull(password, "digest password must not be null");
-            if (user.isEmpty() || user.indexOf(':') >= 0) {
-                throw new IllegalArgumentException("digest user must be non-empty and contain no ':'");
+        public Builder timeouts(TimeoutOptions timeouts) {
+            Objects.requireNonNull(timeouts, "timeouts must not be null");
+            if (!timeouts.requestTimeout().equals(TimeoutOptions.DEFAULT_REQUEST_TIMEOUT)) {
+                throw new IllegalArgumentException("timeouts.requestTimeout is not supported by the ZooKeeper backend"
+                        + " (was " + timeouts.requestTimeout() + "): a request without a reply fails when the client"
+                        + " declares its connection lost, after two thirds of the session timeout without a word"
+                        + " from the server; set sessionTimeout instead and leave requestTimeout at its default "
+                        + TimeoutOptions.DEFAULT_REQUEST_TIMEOUT);
             }
-            if (password.isEmpty()) {
-                throw new IllegalArgumentException("digest password must not be empty");
-            }
-            this.digestUser = user;
-            this.digestPassword = password;
+            this.timeouts = timeouts;
             return this;
         }
 
-        /** @throws IllegalArgumentException if a trust store is set without {@code tls} */
-        public ZooKeeperLockOptions build() {
-            if (!tls && tlsTrustStore != null) {
-                throw new IllegalArgumentException("tlsTrustStore requires tls=true");
+        /**
+         * Digest credentials: the provider adds them to its session and protects the nodes it
+         * creates with an ACL for this identity only (others may read). See the class description
+         * for what a wrong password does.
+         *
+         * @throws IllegalArgumentException without a user name, with a ':' in it, or with an empty
+         *     password
+         */
+        public Builder credentials(Credentials credentials) {
+            Objects.requireNonNull(credentials, "credentials must not be null");
+            String user = credentials
+                    .user()
+                    .orElseThrow(
+                            () -> new IllegalArgumentException(
+                                    "credentials must name a user for ZooKeeper's digest scheme (Credentials.of(user, password))"));
+            if (user.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("credentials user must not contain ':' (digest scheme)");
             }
-            return new ZooKeeperLockOptions(this);
+            if (credentials.password().isEmpty()) {
+                throw new IllegalArgumentException("credentials password must not be empty");
+            }
+            this.credentials = credentials;
+            return this;
         }
 
-        private static Duration checkTimeout(String name, Duration d) {
-            Objects.requireNonNull(d, name + " must not be null");
-            if (d.isNegative() || d.isZero() || d.toMillis() < 1) {
-                throw new IllegalArgumentException(name + " must be at least 1ms (was " + d + ")");
-            }
-            if (d.compareTo(MAX_TIMEOUT) > 0) {
-                throw new IllegalArgumentException(name + " must be at most " + MAX_TIMEOUT + " (was " + d + ")");
-            }
-            return d;
-        }
-
-        static void checkPath(String name, String path) {
-            if (!path.startsWith("/")) {
-                throw new IllegalArgumentException(name + " must start with '/' (was '" + path + "')");
-            }
-            if (path.length() > 1 && path.endsWith("/")) {
-                throw new IllegalArgumentException(name + " must not end with '/' (was '" + path + "')");
-            }
-            if (path.equals("/")) {
-                return;
-            }
-            for (String segment : path.substring(1).split("/", -1)) {
-                if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+        /**
+         * TLS on the client port: the servers must serve a {@code secureClientPort} and the connect
+         * string must name it. The trust comes from a PEM file of CA certificates ({@link
+         * TlsOptions.Builder#trustCertificates}) or a PKCS#12 / JKS key store ({@link
+         * TlsOptions.Builder#trustStore}, JKS when the file name ends with {@code .jks}); the
+         * servers' certificates must chain to it and name the host connected to (host-name
+         * verification is on). Settings are passed to ZooKeeper's Netty client per client, never as
+         * system properties.
+         *
+         * @throws IllegalArgumentException for what ZooKeeper's client cannot use: the JVM's default
+         *     trust (its client then verifies no host name), a ready {@code SSLContext} (it builds
+         *     its own from files), or a client certificate
+         */
+        public Builder tls(TlsOptions tls) {
+            Objects.requireNonNull(tls, "tls must not be null");
+            if (tls.isEnabled()) {
+                if (tls.sslContext().isPresent()) {
+                    throw new IllegalArgumentException("tls sslContext is not supported by the ZooKeeper backend:"
+                            + " its client builds its own TLS context; use trustCertificates or trustStore");
+                }
+                if (tls.clientCertificate().isPresent()) {
+                    throw new IllegalArgumentException("tls clientCertificate is not supported by the ZooKeeper"
+                            + " backend: its client reads a client certificate only from a key store file");
+                }
+                if (tls.usesDefaultTrust()) {
                     throw new IllegalArgumentException(
-                            name + " must not contain empty, '.' or '..' segments (was '" + path + "')");
-                }
-                for (int i = 0; i < segment.length(); i++) {
-                    char c = segment.charAt(i);
-                    if (Character.isISOControl(c)
-                            || (c >= '\ud800' && c <= '\uf8ff')
-                            || c == '\ufff0'
-                            || c == '\uffff') {
-                        throw new IllegalArgumentException(String.format(
-                                "%s must not contain control or reserved characters (U+%04X in '%s')",
-                                name, (int) c, path));
-                    }
+                            "tls needs trustCertificates or trustStore on the ZooKeeper"
+                                    + " backend: with the JVM's default trust its client does not verify the server's host name");
                 }
             }
+            this.tls = tls;
+            return this;
+        }
+
+        /** The options; every setting was checked when it was set. */
+        public ZooKeeperLockOptions build() {
+            return new ZooKeeperLockOptions(this);
         }
     }
 }

@@ -1,30 +1,23 @@
 package io.distlock.zookeeper;
 
-import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
+import io.distlock.zookeeper.internal.ZkClients;
 import io.distlock.zookeeper.internal.ZkDriver;
-import java.nio.charset.StandardCharsets;
-import java.security.NoSuchAlgorithmException;
+import io.distlock.zookeeper.internal.ZkInternals;
+import io.distlock.zookeeper.internal.ZkPathRules;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Id;
-import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
  * Distributed locks on ZooKeeper ({@code zookeeper://host1:2181,host2:2181/chroot}): each contender
@@ -47,6 +40,11 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * process that stalls (GC pause, SIGSTOP) past its deadline cannot notice in time — protect the
  * resource with the fencing token.
  *
+ * <p><b>Errors.</b> Missing permissions (a {@code NoAuth} from an ACL, which is also what wrong
+ * digest credentials get) and a TLS trust that does not accept the servers are {@link
+ * io.distlock.LockConfigurationException}s, thrown at once; an unreachable ensemble is a {@link
+ * io.distlock.BackendUnavailableException}, retried within the caller's wait.
+ *
  * <pre>{@code
  * try (ZooKeeperLockProvider locks = ZooKeeperLockProvider.builder()
  *         .connectString("zk1:2181,zk2:2181,zk3:2181")
@@ -58,94 +56,51 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * }</pre>
  */
 public final class ZooKeeperLockProvider implements LockProvider {
-    private static final AtomicInteger CLIENTS = new AtomicInteger();
-
     private final LockEngine engine;
     private final ZkDriver driver;
-    private final CuratorFramework curator;
     private final ZooKeeperLockOptions options;
+    private final String description;
 
     private ZooKeeperLockProvider(Builder b) {
-        ZooKeeperLockOptions o = b.options.build();
-        this.options = o;
-        List<ACL> acl = o.digestCredentials().map(ZooKeeperLockProvider::acl).orElse(null);
+        if ((b.connectString == null) == (b.curator == null)) {
+            throw new IllegalArgumentException(
+                    b.curator == null
+                            ? "connectString or curator must be set"
+                            : "connectString and curator are exclusive: set one of them");
+        }
+        ZooKeeperLockOptions o = b.options;
+        LockOptions lockOptions = b.lockOptions;
+        Duration sessionTimeout = o.sessionTimeout().orElse(lockOptions.leaseTime());
+        Duration connectTimeout = o.connectTimeout(sessionTimeout);
+        List<ACL> acl = o.credentials().map(ZkClients::acl).orElse(null);
         boolean owns = b.curator == null;
-        CuratorFramework c = owns ? newClient(o) : b.curator;
-        if (!owns && c.getState() != CuratorFrameworkState.STARTED) {
-            throw new IllegalArgumentException("curator client must be started (state was " + c.getState() + ")");
-        }
-        this.curator = c;
-        this.driver =
-                new ZkDriver(c, owns, o.rootPath(), acl, o.lockOptions(), o.sessionTimeout(), o.connectionTimeout());
-        this.engine = LockEngine.create(driver, o.lockOptions());
-    }
-
-    private static CuratorFramework newClient(ZooKeeperLockOptions o) {
-        String connect = o.connectString()
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "connectString must be set unless an existing CuratorFramework is given"));
-        int n = CLIENTS.incrementAndGet();
-        AtomicInteger threads = new AtomicInteger();
-        ThreadFactory factory = r -> {
-            Thread t = new Thread(r, "distlock-zookeeper-curator-" + n + "-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-        // A chroot becomes Curator's namespace, which Curator creates when missing (a ZooKeeper
-        // chroot must exist beforehand).
-        int slash = connect.indexOf('/');
-        String namespace = slash < 0 ? null : connect.substring(slash + 1);
-        String servers = slash < 0 ? connect : connect.substring(0, slash);
-        CuratorFrameworkFactory.Builder cb = CuratorFrameworkFactory.builder()
-                .connectString(servers)
-                .namespace(namespace == null || namespace.isEmpty() ? null : namespace)
-                .sessionTimeoutMs((int) o.sessionTimeout().toMillis())
-                .connectionTimeoutMs((int) o.connectionTimeout().toMillis())
-                .retryPolicy(new ExponentialBackoffRetry(50, 4))
-                .threadFactory(factory);
-        o.digestCredentials().ifPresent(cred -> cb.authorization("digest", cred.getBytes(StandardCharsets.UTF_8)));
-        if (o.tls()) {
-            cb.zkClientConfig(tlsClientConfig(o));
-        }
-        CuratorFramework client = cb.build();
-        client.start();
-        try {
-            if (!client.blockUntilConnected((int) o.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                client.close();
-                throw new BackendUnavailableException(
-                        "could not connect to ZooKeeper within " + o.connectionTimeout(), null, "zookeeper", null);
+        CuratorFramework client;
+        if (owns) {
+            client = ZkClients.newClient(
+                    b.connectString,
+                    sessionTimeout,
+                    connectTimeout,
+                    o.credentials().orElse(null),
+                    o.tls());
+        } else {
+            if (o.tls().isEnabled()) {
+                throw new IllegalArgumentException(
+                        "tls applies only to a client the provider creates: configure TLS on the given CuratorFramework");
             }
-        } catch (InterruptedException e) {
-            client.close();
-            Thread.currentThread().interrupt();
-            throw new BackendUnavailableException("interrupted while connecting to ZooKeeper", null, "zookeeper", e);
+            if (b.curator.getState() != CuratorFrameworkState.STARTED) {
+                throw new IllegalArgumentException(
+                        "curator client must be started (state was " + b.curator.getState() + ")");
+            }
+            client = b.curator;
         }
-        return client;
+        this.options = o;
+        this.description = "ZooKeeperLockProvider{" + (owns ? "connectString=" + b.connectString : "given curator")
+                + ", " + o + ", " + lockOptions + '}';
+        this.driver = new ZkDriver(client, owns, o.rootPath(), acl, lockOptions, sessionTimeout, connectTimeout);
+        this.engine = LockEngine.create(driver, lockOptions);
     }
 
-    /** A per-client configuration for TLS: no system property is read for these settings or set. */
-    private static ZKClientConfig tlsClientConfig(ZooKeeperLockOptions o) {
-        ZKClientConfig config = new ZKClientConfig();
-        config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
-        config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
-        config.setProperty("zookeeper.ssl.hostnameVerification", "true");
-        // ZooKeeper 3.9 clients offer only TLSv1.3 by default; 3.8 servers default to TLSv1.2
-        config.setProperty("zookeeper.ssl.enabledProtocols", "TLSv1.3,TLSv1.2");
-        o.tlsTrustStore().ifPresent(path -> config.setProperty("zookeeper.ssl.trustStore.location", path.toString()));
-        o.tlsTrustStorePassword().ifPresent(pw -> config.setProperty("zookeeper.ssl.trustStore.password", pw));
-        return config;
-    }
-
-    private static List<ACL> acl(String credentials) {
-        try {
-            Id owner = new Id("digest", DigestAuthenticationProvider.generateDigest(credentials));
-            return List.of(
-                    new ACL(ZooDefs.Perms.ALL, owner), new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA1 digest is not available", e);
-        }
-    }
-
+    /** A builder: an address ({@code connectString} or {@code curator}), then optional settings. */
     public static Builder builder() {
         return new Builder();
     }
@@ -165,43 +120,35 @@ public final class ZooKeeperLockProvider implements LockProvider {
         return engine.backend();
     }
 
-    /** The options this provider runs with. */
-    public ZooKeeperLockOptions options() {
-        return options;
-    }
-
-    /** The Curator client this provider uses (its own, or the one it was given). */
-    public CuratorFramework curator() {
-        return curator;
-    }
-
-    /** The ZooKeeper path of lock {@code name}'s parent node, relative to the chroot (Curator namespace). */
-    public String lockPath(String name) {
-        return driver.lockPath(name);
-    }
-
     @Override
     public List<Lease> heldLeases() {
         return engine.heldLeases();
     }
 
-    /** The negotiated (or requested, before the first connection) session timeout. */
-    public Duration sessionTimeout() {
-        return driver.sessionTimeout();
+    /** The ZooKeeper options this provider runs with. */
+    public ZooKeeperLockOptions options() {
+        return options;
     }
 
     /**
-     * Simulates a crash of this client, for tests: the connection is dropped without closing the
-     * session, so the server removes its nodes only when the session times out. Its leases are
-     * reported lost locally. With a client given to the builder, only the provider is abandoned.
+     * Also offers {@link FaultHooks}: {@code simulateCrash()} drops the connection without closing
+     * the session (the server removes this client's nodes only when the session times out, as for a
+     * frozen or killed process) and reports its leases lost; with a client given to the builder,
+     * only the provider is abandoned. And, for tests and benchmarks, {@link ZkInternals}.
      */
-    public void simulateCrash() {
-        driver.crashOnClose();
-        engine.abandon();
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == FaultHooks.class) {
+            return Optional.of(type.cast(engine.faultHooks(driver::crashOnClose)));
+        }
+        if (type == ZkInternals.class) {
+            return Optional.of(type.cast(driver));
+        }
+        return LockProvider.super.unwrap(type);
     }
 
-    /** For tests in this package: counters of the driver. */
-    ZkDriver driver() {
+    /** For tests in this package: the inside of the provider. */
+    ZkInternals internals() {
         return driver;
     }
 
@@ -216,45 +163,70 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public String toString() {
-        return "ZooKeeperLockProvider{" + options + '}';
+        return description;
     }
 
-    /** Builder for {@link ZooKeeperLockProvider}. */
+    /**
+     * Builder for {@link ZooKeeperLockProvider}: where the ensemble is ({@link #connectString} or
+     * {@link #curator}, exactly one), the ZooKeeper {@link #options}, and the common {@link
+     * #lockOptions}.
+     */
     public static final class Builder {
-        private ZooKeeperLockOptions.Builder options = ZooKeeperLockOptions.builder();
+        private String connectString;
         private CuratorFramework curator;
+        private ZooKeeperLockOptions options = ZooKeeperLockOptions.defaults();
+        private LockOptions lockOptions = LockOptions.defaults();
 
         private Builder() {}
 
-        /** All settings at once (replaces earlier calls of the shortcuts below). */
-        public Builder options(ZooKeeperLockOptions options) {
-            this.options =
-                    Objects.requireNonNull(options, "options must not be null").mutate();
-            return this;
-        }
-
-        /** Shortcut for {@link ZooKeeperLockOptions.Builder#connectString(String)}. */
+        /**
+         * {@code host:port[,host:port...][/chroot]}: the provider builds (and closes) its own
+         * Curator client. A chroot becomes Curator's namespace, created when missing.
+         *
+         * @throws IllegalArgumentException unless hosts are non-empty and ports in 1..65535
+         */
         public Builder connectString(String connectString) {
-            options.connectString(connectString);
-            return this;
-        }
-
-        /** Shortcut for {@link ZooKeeperLockOptions.Builder#lockOptions(LockOptions)}. */
-        public Builder lockOptions(LockOptions lockOptions) {
-            options.lockOptions(lockOptions);
+            this.connectString = ZkPathRules.checkConnectString(connectString);
             return this;
         }
 
         /**
-         * Uses an existing, started client instead of creating one. The provider does not close it;
-         * its session timeout and authentication are the client's. {@code connectString} is then
-         * ignored.
+         * Uses an existing, started client instead of building one. The provider does not close it;
+         * its session timeout, TLS and authentication are the client's (with {@link
+         * ZooKeeperLockOptions.Builder#credentials credentials} set, nodes still get their ACL, so
+         * the client must be authenticated as that identity).
          */
         public Builder curator(CuratorFramework curator) {
             this.curator = Objects.requireNonNull(curator, "curator must not be null");
             return this;
         }
 
+        /** The ZooKeeper settings; {@link ZooKeeperLockOptions#defaults()} unless set. */
+        public Builder options(ZooKeeperLockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /** The lease settings shared by all backends; {@link LockOptions#defaults()} unless set. */
+        public Builder lockOptions(LockOptions lockOptions) {
+            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code lockOptions(lockOptions.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /**
+         * Opens the provider: with a connect string, builds its client and waits for a session
+         * (at most the connect timeout).
+         *
+         * @throws IllegalArgumentException without an address, with both, or with TLS on a given client
+         * @throws io.distlock.LockConfigurationException if the TLS trust does not accept the servers
+         * @throws io.distlock.BackendUnavailableException if no session could be opened in time
+         */
         public ZooKeeperLockProvider build() {
             return new ZooKeeperLockProvider(this);
         }

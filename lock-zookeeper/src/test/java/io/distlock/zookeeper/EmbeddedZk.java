@@ -13,7 +13,9 @@ import org.apache.zookeeper.server.ZooKeeperServer;
 
 /**
  * A real standalone ZooKeeper server in this JVM, listening on 127.0.0.1 only, on a free port, in a
- * temporary directory, without fsync. Until the shared launchers land in lock-tck.
+ * temporary directory, without fsync. In-process (unlike lock-testing's {@code ZooKeeperServer},
+ * which runs the server in its own process) so that tests can read server-side state a client does
+ * not see: the server's packet counter at once, and whether a node is a container.
  */
 final class EmbeddedZk implements AutoCloseable {
     static final int TICK_MS = 100;

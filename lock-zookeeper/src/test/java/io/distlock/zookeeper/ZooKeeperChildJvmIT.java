@@ -70,7 +70,8 @@ class ZooKeeperChildJvmIT {
                 assertThatThrownBy(() -> resource.check("row", childToken)).isInstanceOf(StaleTokenException.class);
                 assertThat(holder.release()).isFalse();
                 assertThat(mine.isValid()).isTrue();
-                assertThat(fixture.children(other.lockPath("frozen"))).hasSize(1);
+                assertThat(fixture.children(other.internals().lockPath("frozen")))
+                        .hasSize(1);
                 assertThat(mine.release()).isTrue();
             } finally {
                 holder.resume();
@@ -88,7 +89,7 @@ class ZooKeeperChildJvmIT {
             holder.kill();
             assertThat(holder.isAlive()).isFalse();
             // the connection is gone but the session is not closed: the node stays until it expires
-            assertThat(fixture.children(other.lockPath("killed"))).hasSize(1);
+            assertThat(fixture.children(other.internals().lockPath("killed"))).hasSize(1);
             Lease next = other.lock("killed")
                     .tryAcquire(SESSION.multipliedBy(5))
                     .orElseThrow(() -> new AssertionError("the killed holder's node was never removed"));

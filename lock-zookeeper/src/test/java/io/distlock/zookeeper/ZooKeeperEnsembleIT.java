@@ -113,7 +113,8 @@ class ZooKeeperEnsembleIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().until(() -> fixture.children(a.lockPath("ens/basic")).size() == 2);
+            await().until(() ->
+                    fixture.children(a.internals().lockPath("ens/basic")).size() == 2);
             first.release();
             Lease second = waiter.get(10, TimeUnit.SECONDS);
             assertThat(second.fencingToken().getAsLong())
@@ -152,7 +153,8 @@ class ZooKeeperEnsembleIT {
                     }
                 }));
             }
-            await().until(() -> fixture.children(holder.lockPath(name)).size() == 3);
+            await().until(() ->
+                    fixture.children(holder.internals().lockPath(name)).size() == 3);
             assertThat(cluster.killServer(leader)).isTrue();
             try {
                 // a new leader is elected among the two survivors

@@ -1,7 +1,10 @@
 package io.distlock.zookeeper;
 
+import io.distlock.Credentials;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.TimeoutOptions;
+import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.TestServer;
@@ -13,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -24,18 +28,36 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
  * TCK fixture for ZooKeeper: every client is a provider with its own Curator client (own session).
  * expireLease expires the holder's session on the server (a second handle with the same session id
- * and password closes it); crashClient drops a client's connection without closing its session.
- * With {@link #proxied()}, every client reaches each server through its own {@link TcpProxy}, and
- * cutClientNetwork blackholes that client's proxies (both directions, connections left open, as a
- * partition: the session then expires on the server after its timeout).
+ * and password closes it); crashClient drops a client's connection without closing its session (the
+ * provider's {@link FaultHooks}). With {@link #proxied()}, every client reaches each server through
+ * its own {@link TcpProxy}, and cutClientNetwork blackholes that client's proxies (both directions,
+ * connections left open, as a partition: the session then expires on the server after its timeout).
+ *
+ * <p>newClientWithWrongCredentials: ZooKeeper's digest authentication never fails by itself (any
+ * {@code user:password} is an identity), so a server "requires" credentials through ACLs. The
+ * fixture makes a root path, {@value #AUTHENTICATED_ROOT}, whose ACL gives all permissions to the
+ * digest identity {@code tck:<right password>} and READ to everyone; the client gets that user with
+ * a wrong password and locks under that root, where its first create is refused ({@code NoAuth}).
  */
 final class ZooKeeperFixture implements TckFixture {
+    /** The root whose ACL only the digest identity {@code tck:}{@link #RIGHT_PASSWORD} may write. */
+    static final String AUTHENTICATED_ROOT = "/distlock-authenticated";
+
+    static final String AUTH_USER = "tck";
+    static final String RIGHT_PASSWORD = "right-Zk-pw-51c7";
+    private static final TimeoutOptions CONNECT_5S =
+            TimeoutOptions.defaults().withConnectTimeout(Duration.ofSeconds(5));
+
     private final String connectString;
     private final AutoCloseable server;
     private final Runnable stop;
@@ -142,26 +164,67 @@ final class ZooKeeperFixture implements TckFixture {
         return "zookeeper";
     }
 
-    ZooKeeperLockOptions.Builder options(LockOptions options) {
-        return ZooKeeperLockOptions.builder()
-                .connectString(connectString)
-                .connectionTimeout(Duration.ofSeconds(5))
-                .lockOptions(options);
+    /** The ZooKeeper options of every fixture client: a 5 s connect timeout. */
+    ZooKeeperLockOptions.Builder options() {
+        return ZooKeeperLockOptions.builder().timeouts(CONNECT_5S);
     }
 
     @Override
     public LockProvider newClient(LockOptions options) {
-        return proxied ? newProxiedClient(options) : newZkClient(options);
+        return newClient(options, options().build());
+    }
+
+    /** A client with these ZooKeeper options, through proxies if the fixture is {@link #proxied()}. */
+    LockProvider newClient(LockOptions lockOptions, ZooKeeperLockOptions options) {
+        return proxied ? newProxiedClient(lockOptions, options) : newZkClient(lockOptions, options);
     }
 
     /** A client connected directly to the servers. */
     ZooKeeperLockProvider newZkClient(LockOptions options) {
+        return newZkClient(options, options().build());
+    }
+
+    /** A client connected directly to the servers, with these ZooKeeper options. */
+    ZooKeeperLockProvider newZkClient(LockOptions lockOptions, ZooKeeperLockOptions options) {
         return track(ZooKeeperLockProvider.builder()
-                .options(options(options).build())
+                .connectString(connectString)
+                .options(options)
+                .lockOptions(lockOptions)
                 .build());
     }
 
-    private LockProvider newProxiedClient(LockOptions options) {
+    /**
+     * A client presenting user {@value #AUTH_USER} with a wrong password, locking under {@link
+     * #AUTHENTICATED_ROOT} (see the class description): its first create there is refused.
+     */
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        ensureAuthenticatedRoot();
+        return newClient(
+                options,
+                options()
+                        .rootPath(AUTHENTICATED_ROOT)
+                        .credentials(Credentials.of(AUTH_USER, "wrong-" + RIGHT_PASSWORD))
+                        .build());
+    }
+
+    /** Creates {@link #AUTHENTICATED_ROOT} (once) with an ACL for the right credentials only. */
+    void ensureAuthenticatedRoot() {
+        try {
+            Id owner = new Id("digest", DigestAuthenticationProvider.generateDigest(AUTH_USER + ":" + RIGHT_PASSWORD));
+            admin.create()
+                    .withACL(List.of(
+                            new ACL(ZooDefs.Perms.ALL, owner),
+                            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                    .forPath(AUTHENTICATED_ROOT);
+        } catch (KeeperException.NodeExistsException e) {
+            // made by an earlier call
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private LockProvider newProxiedClient(LockOptions lockOptions, ZooKeeperLockOptions options) {
         List<TcpProxy> own = new ArrayList<>();
         try {
             List<String> through = new ArrayList<>();
@@ -173,9 +236,9 @@ final class ZooKeeperFixture implements TckFixture {
                 through.add(proxy.address());
             }
             ZooKeeperLockProvider p = track(ZooKeeperLockProvider.builder()
-                    .options(options(options)
-                            .connectString(String.join(",", through))
-                            .build())
+                    .connectString(String.join(",", through))
+                    .options(options)
+                    .lockOptions(lockOptions)
                     .build());
             ProxiedClient c = new ProxiedClient(p, own);
             proxies.put(c, own);
@@ -217,6 +280,11 @@ final class ZooKeeperFixture implements TckFixture {
         }
 
         @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return provider.unwrap(type);
+        }
+
+        @Override
         public void close() {
             try {
                 provider.close();
@@ -231,7 +299,7 @@ final class ZooKeeperFixture implements TckFixture {
         }
     }
 
-    static ZooKeeperLockProvider unwrap(LockProvider client) {
+    static ZooKeeperLockProvider providerOf(LockProvider client) {
         return client instanceof ProxiedClient c ? c.provider : (ZooKeeperLockProvider) client;
     }
 
@@ -286,10 +354,11 @@ final class ZooKeeperFixture implements TckFixture {
                 return;
             }
             for (ZooKeeperLockProvider p : clients) {
-                if (p.curator().getState() != org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
+                CuratorFramework curator = p.internals().curator();
+                if (curator.getState() != org.apache.curator.framework.imps.CuratorFrameworkState.STARTED) {
                     continue;
                 }
-                ZooKeeper zk = p.curator().getZookeeperClient().getZooKeeper();
+                ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
                 if (zk.getSessionId() == stat.getEphemeralOwner()) {
                     expireSession(connectString, zk.getSessionId(), zk.getSessionPasswd());
                     return;
@@ -328,8 +397,7 @@ final class ZooKeeperFixture implements TckFixture {
 
     @Override
     public void crashClient(LockProvider client) {
-        ZooKeeperLockProvider p = unwrap(client);
-        p.simulateCrash();
+        TckFixture.super.crashClient(client);
         List<TcpProxy> own = proxies.get(client);
         if (own != null) {
             own.forEach(TcpProxy::close); // the crashed client's connections are already dropped

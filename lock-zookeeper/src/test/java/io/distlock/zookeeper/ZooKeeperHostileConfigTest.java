@@ -35,12 +35,19 @@ class ZooKeeperHostileConfigTest {
                 Arguments.of("zookeeper://u:" + PW + "@h:1?sesionTimeout=1s", "sesionTimeout"),
                 Arguments.of("zookeeper://u:" + PW + "@h:1?password=" + PW, "password"),
                 Arguments.of("zookeeper://u:" + PW + "@h:1?rootPath=/a//b", "rootPath"),
-                Arguments.of("zookeeper://u:" + PW + "@h:1?tls=true&tlsTrustStore=/nonexistent.p12", "tlsTrustStore"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?trustStore=/nonexistent.p12", "trustStore"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?trustCertificates=/nonexistent.pem", "trustCertificates"),
                 Arguments.of(
-                        "zookeeper://u:" + PW + "@h:1?tlsTrustStore=" + pom + "&tlsTrustStorePassword=" + PW,
-                        "tlsTrustStore requires tls=true"),
+                        "zookeeper://u:" + PW + "@h:1?tls=false&trustStore=" + pom + "&trustStorePassword=" + PW,
+                        "tls=false"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?trustStorePassword=" + PW, "needs trustStore"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?tls=true", "trustCertificates or trustStore"),
                 Arguments.of(
-                        "zookeeper://u:" + PW + "@h:1?tls=true&tlsTrustStorePassword=" + PW, "needs tlsTrustStore"),
+                        "zookeeper://u:" + PW + "@h:1?trustCertificates=" + pom + "&clientCertificate=" + pom
+                                + "&clientKey=" + pom,
+                        "clientCertificate is not supported"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?clientCertificate=" + pom, "clientKey"),
+                Arguments.of("zookeeper://u:" + PW + "@h:1?requestTimeout=9s", "requestTimeout"),
                 Arguments.of("zookeeper://u:" + PW + "@h:1?tls=perhaps", "tls"),
                 Arguments.of("zookeeper://u:" + PW + " x@h:1", "malformed"));
     }
@@ -55,30 +62,13 @@ class ZooKeeperHostileConfigTest {
 
     @Test
     void options_toString_neverShowsPasswords() {
-        ZooKeeperLockOptions o = ZooKeeperLockProviderFactory.parse(URI.create("zookeeper://u:" + PW
-                + "@h:1?tls=true&tlsTrustStore=" + Path.of("pom.xml").toAbsolutePath() + "&tlsTrustStorePassword="
-                + PW + "x"));
-        assertThat(o.toString())
-                .contains("digestPassword=****", "tlsTrustStorePassword=****", "tls=true")
-                .doesNotContain(PW);
+        ZooKeeperLockProviderFactory.Parsed p = ZooKeeperLockProviderFactory.parse(URI.create("zookeeper://u:" + PW
+                + "@h:1?trustStore=" + Path.of("pom.xml").toAbsolutePath() + "&trustStorePassword=" + PW + "x"));
+        ZooKeeperLockOptions o = p.options();
+        assertThat(o.toString()).contains("password=****", "store ").doesNotContain(PW);
         assertThat(o.mutate().build().toString()).doesNotContain(PW);
         assertThat(o.mutate().toString()).doesNotContain(PW);
-        assertThat(ZooKeeperLockProvider.builder().options(o).toString()).doesNotContain(PW);
-    }
-
-    @Test
-    void options_trustStoreRules_namedInErrors() {
-        assertThatThrownBy(() -> ZooKeeperLockOptions.builder().tlsTrustStore(Path.of("/nonexistent.p12"), null))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsTrustStore must be a readable file");
-        assertThatThrownBy(() -> ZooKeeperLockOptions.builder().tlsTrustStore(Path.of("pom.xml"), ""))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsTrustStorePassword must not be empty");
-        assertThatThrownBy(() -> ZooKeeperLockOptions.builder()
-                        .tlsTrustStore(Path.of("pom.xml"), null)
-                        .build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsTrustStore requires tls=true");
+        assertThat(p.builder().toString()).doesNotContain(PW);
     }
 
     static String chain(Throwable e) {

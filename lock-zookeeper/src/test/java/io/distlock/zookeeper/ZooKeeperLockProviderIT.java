@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.distlock.Credentials;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
 import io.distlock.fencing.InMemoryFencingGuard;
 import io.distlock.fencing.StaleTokenException;
+import io.distlock.zookeeper.internal.ZkInternals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -67,17 +70,22 @@ class ZooKeeperLockProviderIT {
         try (ZooKeeperLockProvider p = client()) {
             String name = name(info);
             Lease lease = p.lock(name).tryAcquire().orElseThrow();
-            List<String> nodes = fixture.children(p.lockPath(name));
+            List<String> nodes = fixture.children(p.internals().lockPath(name));
             assertThat(nodes).hasSize(1);
-            Stat stat = fixture.admin().checkExists().forPath(p.lockPath(name) + "/" + nodes.get(0));
+            Stat stat = fixture.admin().checkExists().forPath(p.internals().lockPath(name) + "/" + nodes.get(0));
             assertThat(lease.fencingToken()).hasValue(stat.getCzxid());
             assertThat(stat.getEphemeralOwner())
-                    .isEqualTo(p.curator().getZookeeperClient().getZooKeeper().getSessionId());
+                    .isEqualTo(p.internals()
+                            .curator()
+                            .getZookeeperClient()
+                            .getZooKeeper()
+                            .getSessionId());
             // the lock's parent is a container node (the server removes it once empty)
-            assertThat(fixture.embedded().isContainer(p.lockPath(name))).isTrue();
+            assertThat(fixture.embedded().isContainer(p.internals().lockPath(name)))
+                    .isTrue();
             assertThat(lease.isValid()).isTrue();
             assertThat(lease.release()).isTrue();
-            assertThat(fixture.children(p.lockPath(name))).isEmpty();
+            assertThat(fixture.children(p.internals().lockPath(name))).isEmpty();
         }
     }
 
@@ -88,7 +96,7 @@ class ZooKeeperLockProviderIT {
             String name = name(info);
             Lease lease = a.lock(name).tryAcquire().orElseThrow();
             assertThat(b.lock(name).tryAcquire()).isEmpty();
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             lease.release();
             assertThat(b.lock(name).tryAcquire()).isPresent();
         }
@@ -107,7 +115,7 @@ class ZooKeeperLockProviderIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
             assertThat(waiter).isNotDone();
             first.release();
             Lease second = waiter.get(10, TimeUnit.SECONDS);
@@ -119,15 +127,13 @@ class ZooKeeperLockProviderIT {
 
     @Test
     void uncontendedAcquireRelease_warmLock_costsTwoRequests(TestInfo info) throws Exception {
-        ZooKeeperLockOptions options = fixture.options(LockOptions.defaults())
-                .sessionTimeout(Duration.ofSeconds(30))
-                .build();
-        try (ZooKeeperLockProvider p =
-                fixture.track(ZooKeeperLockProvider.builder().options(options).build())) {
+        ZooKeeperLockOptions options =
+                fixture.options().sessionTimeout(Duration.ofSeconds(30)).build();
+        try (ZooKeeperLockProvider p = fixture.newZkClient(LockOptions.defaults(), options)) {
             String name = name(info);
             p.lock(name).tryAcquire().orElseThrow().release(); // creates the parent
-            long rereads = p.driver().childrenRereads();
-            long multis = p.driver().multiCreates();
+            long rereads = p.internals().counters().childrenRereads();
+            long multis = p.internals().counters().multiCreates();
             EmbeddedZk zk = fixture.embedded();
             long before = zk.packetsReceived();
             for (int i = 0; i < 5; i++) {
@@ -137,9 +143,9 @@ class ZooKeeperLockProviderIT {
             // multi (create + setData of the parent, whose Stat says we are alone) + delete; the
             // admin client may ping in between
             assertThat(requests).isBetween(10L, 12L);
-            assertThat(p.driver().multiCreates() - multis).isEqualTo(5);
-            assertThat(p.driver().childrenRereads()).isEqualTo(rereads);
-            assertThat(p.driver().statRereads()).isZero();
+            assertThat(p.internals().counters().multiCreates() - multis).isEqualTo(5);
+            assertThat(p.internals().counters().childrenRereads()).isEqualTo(rereads);
+            assertThat(p.internals().counters().statRereads()).isZero();
         }
     }
 
@@ -149,33 +155,33 @@ class ZooKeeperLockProviderIT {
                 ZooKeeperLockProvider b = client()) {
             String name = name(info);
             Lease held = a.lock(name).tryAcquire().orElseThrow();
-            long multis = b.driver().multiCreates();
-            long rereads = b.driver().childrenRereads();
+            long multis = b.internals().counters().multiCreates();
+            long rereads = b.internals().counters().childrenRereads();
             // b's multi finds a's node too (two children): b lists the queue, does not take the lock
             assertThat(b.lock(name).tryAcquire()).isEmpty();
-            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(b.internals().counters().multiCreates() - multis).isEqualTo(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             // the next create in that parent goes with the pipelined listing, which a contender needs
             assertThat(b.lock(name).tryAcquire()).isEmpty();
-            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
+            assertThat(b.internals().counters().multiCreates() - multis).isEqualTo(1);
             long heldToken = held.fencingToken().getAsLong();
             assertThat(held.release()).isTrue();
             Lease next = b.lock(name).tryAcquire().orElseThrow(); // pipelined, finds itself alone
-            assertThat(b.driver().multiCreates() - multis).isEqualTo(1);
+            assertThat(b.internals().counters().multiCreates() - multis).isEqualTo(1);
             assertThat(next.fencingToken().getAsLong()).isGreaterThan(heldToken);
             next.release();
             // alone last time: the multi again, and its token is the node's czxid
             Lease again = b.lock(name).tryAcquire().orElseThrow();
-            assertThat(b.driver().multiCreates() - multis).isEqualTo(2);
-            List<String> children = fixture.children(b.lockPath(name));
+            assertThat(b.internals().counters().multiCreates() - multis).isEqualTo(2);
+            List<String> children = fixture.children(b.internals().lockPath(name));
             assertThat(children).hasSize(1);
             assertThat(again.fencingToken().getAsLong())
                     .isEqualTo(fixture.admin()
                             .checkExists()
-                            .forPath(b.lockPath(name) + "/" + children.get(0))
+                            .forPath(b.internals().lockPath(name) + "/" + children.get(0))
                             .getCzxid());
             again.release();
-            assertThat(b.driver().childrenRereads()).isEqualTo(rereads);
+            assertThat(b.internals().counters().childrenRereads()).isEqualTo(rereads);
         }
     }
 
@@ -186,7 +192,7 @@ class ZooKeeperLockProviderIT {
             String name = name(info);
             Lease lease = a.lock(name).acquire();
             assertThat(b.lock(name).tryAcquire(Duration.ofMillis(300))).isEmpty();
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             lease.release();
         }
     }
@@ -206,13 +212,13 @@ class ZooKeeperLockProviderIT {
                 }
             });
             t.start();
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
             t.interrupt();
             t.join(10_000);
             assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             lease.release();
-            assertThat(fixture.children(a.lockPath(name))).isEmpty();
+            assertThat(fixture.children(a.internals().lockPath(name))).isEmpty();
         }
     }
 
@@ -229,16 +235,16 @@ class ZooKeeperLockProviderIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
-            long skipped = b.driver().skippedRereads();
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
+            long skipped = b.internals().counters().skippedRereads();
             held.release();
             Lease next = waiter.get(10, TimeUnit.SECONDS);
             // the predecessor was the lowest node: its deletion alone proves the lock is ours
-            assertThat(b.driver().skippedRereads()).isEqualTo(skipped + 1);
+            assertThat(b.internals().counters().skippedRereads()).isEqualTo(skipped + 1);
             assertThat(next.fencingToken().getAsLong())
                     .isGreaterThan(held.fencingToken().getAsLong());
             assertThat(next.isValid()).isTrue();
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             next.release();
         }
     }
@@ -252,28 +258,28 @@ class ZooKeeperLockProviderIT {
             String name = name(info);
             Lease first = a.lock(name).acquire();
             CompletableFuture<Lease> second = acquireAsync(b, name);
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
             CompletableFuture<Lease> third = acquireAsync(c, name);
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 3);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 3);
             // c listed a, b, c: its predecessor b was not the lowest
             first.release();
             Lease bLease = second.get(10, TimeUnit.SECONDS);
-            long skipped = c.driver().skippedRereads();
-            long notifications = c.driver().watchNotifications();
+            long skipped = c.internals().counters().skippedRereads();
+            long notifications = c.internals().counters().watchNotifications();
             assertThat(third).isNotDone();
             bLease.release();
             Lease cLease = third.get(10, TimeUnit.SECONDS);
             // b waited, so it announced its release; a got the lock at once and did not need to
-            assertThat(b.driver().announcedReleases()).isEqualTo(1);
-            assertThat(a.driver().announcedReleases()).isZero();
+            assertThat(b.internals().counters().announcedReleases()).isEqualTo(1);
+            assertThat(a.internals().counters().announcedReleases()).isZero();
             // one notification for b's release, and c took the lock on it without listing again
-            assertThat(c.driver().watchNotifications()).isEqualTo(notifications + 1);
-            assertThat(c.driver().skippedRereads()).isEqualTo(skipped + 1);
+            assertThat(c.internals().counters().watchNotifications()).isEqualTo(notifications + 1);
+            assertThat(c.internals().counters().skippedRereads()).isEqualTo(skipped + 1);
             assertThat(cLease.fencingToken().getAsLong())
                     .isGreaterThan(bLease.fencingToken().getAsLong());
-            assertThat(fixture.children(a.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(a.internals().lockPath(name))).hasSize(1);
             cLease.release();
-            assertThat(fixture.children(a.lockPath(name))).isEmpty();
+            assertThat(fixture.children(a.internals().lockPath(name))).isEmpty();
         }
     }
 
@@ -301,7 +307,7 @@ class ZooKeeperLockProviderIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
             CompletableFuture<Lease> third = CompletableFuture.supplyAsync(() -> {
                 try {
                     return c.lock(name).acquire();
@@ -309,13 +315,13 @@ class ZooKeeperLockProviderIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 3);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 3);
             // b's node (c's predecessor, not the lowest) goes away while a still holds
             assertThat(quitter.get(10, TimeUnit.SECONDS)).isEmpty();
-            await().until(() -> c.driver().watchNotifications() == 1);
+            await().until(() -> c.internals().counters().watchNotifications() == 1);
             // c lists again, finds a's node below it, and keeps waiting
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !third.isDone());
-            assertThat(c.driver().skippedRereads()).isZero();
+            assertThat(c.internals().counters().skippedRereads()).isZero();
             assertThat(held.isValid()).isTrue();
             held.release();
             Lease next = third.get(10, TimeUnit.SECONDS);
@@ -350,14 +356,16 @@ class ZooKeeperLockProviderIT {
                 int queued = i + 2;
                 // queue them one by one so the queue order is known
                 await().pollInterval(Duration.ofMillis(10))
-                        .until(() -> fixture.children(holder.lockPath(name)).size() == queued);
+                        .until(() -> fixture.children(holder.internals().lockPath(name))
+                                        .size()
+                                == queued);
             }
             first.release();
             for (Future<?> f : done) {
                 f.get(30, TimeUnit.SECONDS);
             }
             long notifications = clients.stream()
-                    .mapToLong(c -> c.driver().watchNotifications())
+                    .mapToLong(c -> c.internals().counters().watchNotifications())
                     .sum();
             assertThat(notifications).isEqualTo(waiters);
             List<Integer> expected = new ArrayList<>();
@@ -400,7 +408,7 @@ class ZooKeeperLockProviderIT {
     void foreignNodeInQueue_attemptFailsNamingItAndLeavesNoNode(TestInfo info) throws Exception {
         try (ZooKeeperLockProvider a = client()) {
             String name = name(info);
-            String parent = a.lockPath(name);
+            String parent = a.internals().lockPath(name);
             // a node someone else wrote into the queue, named to sort before every real one
             String intruder = parent + "/0000000000";
             fixture.admin().create().creatingParentContainersIfNeeded().forPath(intruder);
@@ -423,7 +431,7 @@ class ZooKeeperLockProviderIT {
             long start = System.nanoTime();
             fixture.crashClient(a);
             // the session is not closed: the node stays until the server expires it
-            assertThat(fixture.children(b.lockPath(name))).hasSize(1);
+            assertThat(fixture.children(b.internals().lockPath(name))).hasSize(1);
             Lease next = b.lock(name).tryAcquire(Duration.ofSeconds(15)).orElseThrow();
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(waited).isBetween(1_000L, 2_000L + 3_000L);
@@ -487,12 +495,11 @@ class ZooKeeperLockProviderIT {
 
     @Test
     void release_serverDown_throwsLeavesNoLocalStateAndNodeGoneAfterRestart(TestInfo info) throws Exception {
-        ZooKeeperLockOptions options = fixture.options(
-                        LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build())
-                .connectionTimeout(Duration.ofMillis(300))
+        ZooKeeperLockOptions options = fixture.options()
+                .timeouts(TimeoutOptions.defaults().withConnectTimeout(Duration.ofMillis(300)))
                 .build();
-        try (ZooKeeperLockProvider a = fixture.track(
-                        ZooKeeperLockProvider.builder().options(options).build());
+        try (ZooKeeperLockProvider a = fixture.newZkClient(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(20)).build(), options);
                 ZooKeeperLockProvider b = client()) {
             String name = name(info);
             Lease lease = a.lock(name).acquire();
@@ -507,7 +514,7 @@ class ZooKeeperLockProviderIT {
             }
             // Curator's guaranteed delete finishes the job once reconnected (well before the 20 s session timeout)
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> fixture.children(a.lockPath(name)).isEmpty());
+                    .until(() -> fixture.children(a.internals().lockPath(name)).isEmpty());
             b.lock(name).tryAcquire().orElseThrow().release();
         }
     }
@@ -557,22 +564,21 @@ class ZooKeeperLockProviderIT {
             // deletes the node on reconnect) or not (the node goes with the session), the node must
             // not outlive the lease
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> fixture.children(a.lockPath(name)).isEmpty());
+                    .until(() -> fixture.children(a.internals().lockPath(name)).isEmpty());
             b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow().release();
         }
     }
 
     @Test
     void digestAcl_clientWithoutCredentials_cannotCreateOrDelete(TestInfo info) throws Exception {
-        ZooKeeperLockOptions options = fixture.options(SHORT)
+        ZooKeeperLockOptions options = fixture.options()
                 .rootPath("/secured")
-                .digestCredentials("locks", "s3cret")
+                .credentials(Credentials.of("locks", "s3cret"))
                 .build();
-        try (ZooKeeperLockProvider p =
-                fixture.track(ZooKeeperLockProvider.builder().options(options).build())) {
+        try (ZooKeeperLockProvider p = fixture.newZkClient(SHORT, options)) {
             String name = name(info);
             Lease lease = p.lock(name).acquire();
-            String parent = p.lockPath(name);
+            String parent = p.internals().lockPath(name);
             String node = parent + "/" + fixture.children(parent).get(0);
             assertThatThrownBy(() -> fixture.admin().delete().forPath(node))
                     .isInstanceOf(KeeperException.NoAuthException.class);
@@ -616,7 +622,7 @@ class ZooKeeperLockProviderIT {
             p.close();
             assertThat(lease.isValid()).isFalse();
             assertThat(curator.getState()).isEqualTo(CuratorFrameworkState.STARTED);
-            assertThat(fixture.children(p.lockPath(name(info)))).isEmpty();
+            assertThat(fixture.children(p.internals().lockPath(name(info)))).isEmpty();
         }
     }
 
@@ -625,7 +631,8 @@ class ZooKeeperLockProviderIT {
         String uri = "zookeeper://" + fixture.connectString() + "/chrooted?sessionTimeout=3s&leaseTime=3s";
         try (LockProvider p = LockProviders.open(uri)) {
             assertThat(p).isInstanceOf(ZooKeeperLockProvider.class);
-            assertThat(((ZooKeeperLockProvider) p).sessionTimeout()).isEqualTo(Duration.ofSeconds(3));
+            assertThat(p.unwrap(ZkInternals.class).orElseThrow().sessionTimeout())
+                    .isEqualTo(Duration.ofSeconds(3));
             Optional<Lease> lease = p.lock(name(info)).tryAcquire();
             assertThat(lease).isPresent();
             lease.get().release();
@@ -649,10 +656,10 @@ class ZooKeeperLockProviderIT {
                 }
             });
             started.await();
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 2);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 2);
             b.close();
             assertThat(result.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
-            await().until(() -> fixture.children(a.lockPath(name)).size() == 1);
+            await().until(() -> fixture.children(a.internals().lockPath(name)).size() == 1);
             lease.release();
         }
     }

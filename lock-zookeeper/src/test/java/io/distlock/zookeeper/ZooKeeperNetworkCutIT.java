@@ -85,8 +85,8 @@ class ZooKeeperNetworkCutIT {
         String name = "it/lost-create-reply";
         try (LockProvider client = fixture.newClient(SESSION_4S);
                 LockProvider other = fixture.newClient(SESSION_4S)) {
-            ZooKeeperLockProvider p = ZooKeeperFixture.unwrap(client);
-            String parent = p.lockPath(name);
+            ZooKeeperLockProvider p = ZooKeeperFixture.providerOf(client);
+            String parent = p.internals().lockPath(name);
             other.lock(name).acquire().release(); // the parent exists: the create goes straight in
             List<TcpProxy> proxies = fixture.proxiesOf(client);
             // the server gets the create, its reply does not reach the client
@@ -116,8 +116,8 @@ class ZooKeeperNetworkCutIT {
             assertThat(nodes).containsExactly(created);
             Stat stat = fixture.admin().checkExists().forPath(parent + "/" + nodes.get(0));
             assertThat(lease.fencingToken().getAsLong()).isEqualTo(stat.getCzxid());
-            assertThat(p.driver().lostCreateReplies()).isEqualTo(1);
-            assertThat(p.driver().recoveredCreates()).isEqualTo(1);
+            assertThat(p.internals().counters().lostCreateReplies()).isEqualTo(1);
+            assertThat(p.internals().counters().recoveredCreates()).isEqualTo(1);
             lease.release();
             assertThat(fixture.children(parent)).isEmpty();
             // nothing orphaned blocks the lock

@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.TestCertificates;
@@ -41,14 +45,18 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Secure configuration against a real ZooKeeper server with a TLS client port ({@code
  * secureClientPort}, Netty): digest ACLs (a client without or with wrong credentials can neither
- * delete, change nor re-ACL a held lock's node, nor create a node in the lock's parent), TLS with a
- * CA generated for the test, clients with the same credentials, and no password in any output.
+ * delete, change nor re-ACL a held lock's node, nor create a node in the lock's parent, and its
+ * provider fails at once with a configuration error), TLS with a CA generated for the test (a trust
+ * that does not accept the server is a configuration error at once), clients with the same
+ * credentials, and no password in any output.
  */
 @Timeout(90)
 class ZooKeeperSecurityIT {
     static final String PASSWORD = "s3cret-Zk-Pw-9d0c1f";
     private static final LockOptions SHORT =
             LockOptions.builder().leaseTime(Duration.ofSeconds(2)).build();
+    private static final TimeoutOptions CONNECT_10S =
+            TimeoutOptions.defaults().withConnectTimeout(Duration.ofSeconds(10));
 
     private static TestCertificates certs;
     private static ZooKeeperServer.TlsServer server;
@@ -99,18 +107,31 @@ class ZooKeeperSecurityIT {
         String secureConnectString = server.secureConnectString();
         // README-BEGIN secure-configuration
         ZooKeeperLockProvider locks = ZooKeeperLockProvider.builder()
+                .connectString(secureConnectString) // the servers' secureClientPort
                 .options(ZooKeeperLockOptions.builder()
-                        .connectString(secureConnectString) // the servers' secureClientPort
                         .rootPath("/secured")
-                        .digestCredentials("locks", PASSWORD) // ACL on every node the provider creates
-                        .tls(true)
-                        .tlsTrustStore(certs.trustStore(), certs.storePassword()) // CA certificates
-                        .connectionTimeout(Duration.ofSeconds(10))
-                        .lockOptions(SHORT)
+                        .credentials(Credentials.of("locks", PASSWORD)) // ACL on every node the provider creates
+                        .tls(TlsOptions.builder()
+                                .trustStore(certs.trustStore(), certs.storePassword()) // CA certificates
+                                .build())
+                        .timeouts(TimeoutOptions.defaults().withConnectTimeout(Duration.ofSeconds(10)))
                         .build())
+                .lockOptions(SHORT)
                 .build();
         // README-END
         return track(locks);
+    }
+
+    /** A provider on the TLS port with {@code tls} and a 10 s connect timeout. */
+    private static ZooKeeperLockProvider.Builder tlsClient(TlsOptions tls) {
+        return ZooKeeperLockProvider.builder()
+                .connectString(server.secureConnectString())
+                .options(ZooKeeperLockOptions.builder()
+                        .credentials(Credentials.of("locks", PASSWORD))
+                        .tls(tls)
+                        .timeouts(CONNECT_10S)
+                        .build())
+                .lockOptions(SHORT);
     }
 
     /** A started, connected Curator client on the plain port authenticated as {@code user:password}. */
@@ -126,15 +147,16 @@ class ZooKeeperSecurityIT {
     }
 
     private ZooKeeperLockProvider plainClient(String user, String password) {
-        ZooKeeperLockOptions.Builder b = ZooKeeperLockOptions.builder()
-                .connectString(server.address())
-                .rootPath("/secured")
-                .connectionTimeout(Duration.ofSeconds(10))
-                .lockOptions(SHORT);
+        ZooKeeperLockOptions.Builder b =
+                ZooKeeperLockOptions.builder().rootPath("/secured").timeouts(CONNECT_10S);
         if (user != null) {
-            b.digestCredentials(user, password);
+            b.credentials(Credentials.of(user, password));
         }
-        return track(ZooKeeperLockProvider.builder().options(b.build()).build());
+        return track(ZooKeeperLockProvider.builder()
+                .connectString(server.address())
+                .options(b.build())
+                .lockOptions(SHORT)
+                .build());
     }
 
     @Test
@@ -155,14 +177,27 @@ class ZooKeeperSecurityIT {
         assertThat(second.fencingToken().getAsLong())
                 .isGreaterThan(held.fencingToken().getAsLong());
         assertThat(second.release()).isTrue();
-        assertThat(a.toString()).contains("tls=true").doesNotContain(PASSWORD).doesNotContain(certs.storePassword());
+        assertThat(a.toString())
+                .contains("tls=TlsOptions{trust=store")
+                .doesNotContain(PASSWORD)
+                .doesNotContain(certs.storePassword());
+    }
+
+    @Test
+    void tls_pemTrustCertificates_locksWork() {
+        ZooKeeperLockProvider p = track(tlsClient(TlsOptions.builder()
+                        .trustCertificates(certs.caCertificate())
+                        .build())
+                .build());
+        Lease lease = p.lock(name).tryAcquire().orElseThrow();
+        assertThat(lease.release()).isTrue();
     }
 
     @Test
     void tls_uriWithTrustStore_locksWorkAndPasswordsNeverShown() {
         String uri = "zookeeper://locks:" + PASSWORD + "@" + server.secureConnectString()
-                + "?rootPath=/secured&leaseTime=2s&connectionTimeout=10s&tls=true&tlsTrustStore="
-                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&tlsTrustStorePassword="
+                + "?rootPath=/secured&leaseTime=2s&connectTimeout=10s&trustStore="
+                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&trustStorePassword="
                 + certs.storePassword();
         LockProvider p = track(LockProviders.open(uri));
         Lease lease = p.lock(name).tryAcquire().orElseThrow();
@@ -171,34 +206,46 @@ class ZooKeeperSecurityIT {
     }
 
     @Test
-    void tls_trustStoreOfAnotherCa_cannotConnect() {
+    void tls_trustStoreOfAnotherCa_configurationErrorAtOnce() {
         try (TestCertificates other = TestCertificates.generate()) {
-            String logged = LogCapture.during(() -> assertThatThrownBy(() -> ZooKeeperLockProvider.builder()
-                            .options(ZooKeeperLockOptions.builder()
-                                    .connectString(server.secureConnectString())
-                                    .digestCredentials("locks", PASSWORD)
-                                    .tls(true)
-                                    .tlsTrustStore(other.trustStore(), other.storePassword())
-                                    .connectionTimeout(Duration.ofSeconds(2))
-                                    .lockOptions(SHORT)
+            long start = System.nanoTime();
+            String logged = LogCapture.during(() -> assertThatThrownBy(() -> tlsClient(TlsOptions.builder()
+                                    .trustStore(other.trustStore(), other.storePassword())
                                     .build())
                             .build())
-                    .isInstanceOf(BackendUnavailableException.class)
+                    .isInstanceOf(LockConfigurationException.class)
                     .satisfies(e -> assertThat(LogCapture.fullText(e))
-                            .contains("could not connect")
-                            .doesNotContain(PASSWORD)));
+                            .contains("certificate")
+                            .contains(server.secureConnectString())
+                            .doesNotContain(PASSWORD)
+                            .doesNotContain(other.storePassword())));
+            // one handshake, not the 10 s connect timeout of an outage
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
             assertThat(logged).doesNotContain(PASSWORD).doesNotContain(other.storePassword());
         }
     }
 
     @Test
+    void tls_wrongTrustStorePassword_configurationErrorWithoutThePassword() {
+        String wrong = "not-" + certs.storePassword();
+        assertThatThrownBy(() -> tlsClient(TlsOptions.builder()
+                                .trustStore(certs.trustStore(), wrong)
+                                .build())
+                        .build())
+                .isInstanceOf(LockConfigurationException.class)
+                .satisfies(e -> assertThat(LogCapture.fullText(e))
+                        .contains("could not be loaded")
+                        .doesNotContain(wrong));
+    }
+
+    @Test
     void tls_plainClientOnSecurePort_cannotConnect() {
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder()
+                        .connectString(server.secureConnectString())
                         .options(ZooKeeperLockOptions.builder()
-                                .connectString(server.secureConnectString())
-                                .connectionTimeout(Duration.ofSeconds(2))
-                                .lockOptions(SHORT)
+                                .timeouts(TimeoutOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)))
                                 .build())
+                        .lockOptions(SHORT)
                         .build())
                 .isInstanceOf(BackendUnavailableException.class);
     }
@@ -207,7 +254,7 @@ class ZooKeeperSecurityIT {
     void digestAcl_clientWithoutOrWithWrongCredentials_cannotDeleteChangeOrCreate() throws Exception {
         ZooKeeperLockProvider holder = secureClient();
         Lease lease = holder.lock(name).acquire();
-        String parent = holder.lockPath(name);
+        String parent = holder.internals().lockPath(name);
         List<String> children = anonymous.getChildren().forPath(parent);
         assertThat(children).hasSize(1);
         String node = parent + "/" + children.get(0);
@@ -244,19 +291,36 @@ class ZooKeeperSecurityIT {
         }
         assertThat(anonymous.getChildren().forPath(parent)).containsExactlyElementsOf(children);
         assertThat(lease.isValid()).isTrue();
-        // a lock provider without credentials cannot take the lock either, not even once it is free
+        // lock providers without or with wrong credentials cannot take the lock either, not even
+        // once it is free: a configuration error at once, never retried within the wait
         ZooKeeperLockProvider noCredentials = plainClient(null, null);
-        assertThatThrownBy(() -> noCredentials.lock(name).tryAcquire())
-                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NoAuth"));
+        ZooKeeperLockProvider wrongPassword = plainClient("locks", "not-" + PASSWORD);
+        for (ZooKeeperLockProvider p : List.of(noCredentials, wrongPassword)) {
+            assertRefusedAtOnce(p);
+        }
+        assertThat(anonymous.getChildren().forPath(parent)).containsExactlyElementsOf(children);
         assertThat(lease.release()).isTrue();
-        assertThatThrownBy(() -> noCredentials.lock(name).tryAcquire())
-                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NoAuth"));
+        for (ZooKeeperLockProvider p : List.of(noCredentials, wrongPassword)) {
+            assertRefusedAtOnce(p);
+        }
+    }
+
+    /** {@code tryAcquire(10 s)} fails with a configuration error naming NoAuth, well before the wait ends. */
+    private void assertRefusedAtOnce(ZooKeeperLockProvider p) {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(10)))
+                .isInstanceOf(LockConfigurationException.class)
+                .satisfies(e -> assertThat(LogCapture.fullText(e))
+                        .contains("NoAuth")
+                        .contains(name)
+                        .doesNotContain(PASSWORD));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
     }
 
     @Test
     void parentWithoutWritePermission_createFallsBackFromTheMulti_locksStillWork() throws Exception {
         ZooKeeperLockProvider p = plainClient("locks", PASSWORD);
-        String parent = p.lockPath(name);
+        String parent = p.internals().lockPath(name);
         // the lock's parent made beforehand by an operator: our identity may create, delete and
         // read in it, but not set its data (which the one-request create's multi does)
         Id locks = new Id("digest", DigestAuthenticationProvider.generateDigest("locks:" + PASSWORD));
@@ -274,7 +338,7 @@ class ZooKeeperSecurityIT {
             assertThat(anonymous.getChildren().forPath(parent)).hasSize(1);
             assertThat(lease.release()).isTrue();
         }
-        assertThat(p.driver().multiCreates())
+        assertThat(p.internals().counters().multiCreates())
                 .as("refused once, then plain creates")
                 .isZero();
         assertThat(anonymous.getChildren().forPath(parent)).isEmpty();
@@ -288,7 +352,7 @@ class ZooKeeperSecurityIT {
         ZooKeeperLockProvider a = secureClient();
         ZooKeeperLockProvider b = plainClient("locks", PASSWORD);
         Lease held = a.lock(name).acquire();
-        String parent = a.lockPath(name);
+        String parent = a.internals().lockPath(name);
         String node = parent + "/" + anonymous.getChildren().forPath(parent).get(0);
         Stat before = anonymous.checkExists().forPath(node);
         assertThat(b.lock(name).tryAcquire()).isEmpty();
@@ -316,8 +380,8 @@ class ZooKeeperSecurityIT {
     @Test
     void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
         String uri = "zookeeper://locks:" + PASSWORD + "@" + server.secureConnectString()
-                + "?rootPath=/secured&leaseTime=2s&connectionTimeout=10s&tls=true&tlsTrustStore="
-                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&tlsTrustStorePassword="
+                + "?rootPath=/secured&leaseTime=2s&connectTimeout=10s&trustStore="
+                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8) + "&trustStorePassword="
                 + certs.storePassword();
         String logged = LogCapture.wholeSessionAtTrace(() -> LockProviders.open(uri), name, () -> {});
         LogCapture.assertNoSecret(logged, PASSWORD);

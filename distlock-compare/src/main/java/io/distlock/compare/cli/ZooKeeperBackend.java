@@ -29,7 +29,7 @@ import org.apache.curator.retry.RetryOneTime;
  * <p>Hand-off floor ({@code handoff_floor_p50_us}, next to the hand-off scenarios): client A (the
  * floor client's raw handle) deletes an ephemeral node on which client B (a second session's raw
  * handle) has set an {@code exists} watch; the time from A's delete call to B's notification, plus
- * one {@code exists} round trip by B (as lock-zookeeper's ZooKeeperBenchmark measures it).
+ * one {@code exists} round trip by B (as distlock-bench's ZooKeeperBench measures it).
  */
 final class ZooKeeperBackend extends ServerBackend {
     private TestServer server;

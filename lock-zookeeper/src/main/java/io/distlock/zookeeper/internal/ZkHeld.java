@@ -10,13 +10,14 @@ import java.util.concurrent.ScheduledFuture;
  *
  * <p>Validity follows the session: it is {@code sendTime + negotiatedSessionTimeout - margin} of
  * the last request the server answered on this session (the server heard from us no earlier than
- * that send time, so it cannot expire the session before this deadline). The driver's keepalive
+ * that send time, so it cannot expire the session before this deadline). The keepalive
  * moves it forward; a suspended connection stops it from moving; after a reconnect it moves again
  * only once the node was verified to be still ours. Without auto-renewal it is fixed at {@code
  * acquisition + leaseTime - margin}.
  */
 final class ZkHeld implements HeldLock {
-    private final ZkDriver driver;
+    private final ZkRequests requests;
+    private final ZkSession session;
     final AcquireContext ctx;
     final String path;
     final long czxid;
@@ -31,7 +32,8 @@ final class ZkHeld implements HeldLock {
     private volatile ScheduledFuture<?> expiry;
 
     ZkHeld(
-            ZkDriver driver,
+            ZkRequests requests,
+            ZkSession session,
             AcquireContext ctx,
             String path,
             long czxid,
@@ -39,7 +41,8 @@ final class ZkHeld implements HeldLock {
             long validUntil,
             boolean renewing,
             boolean announceRelease) {
-        this.driver = driver;
+        this.requests = requests;
+        this.session = session;
         this.ctx = ctx;
         this.path = path;
         this.czxid = czxid;
@@ -56,7 +59,7 @@ final class ZkHeld implements HeldLock {
     /** Without auto-renewal the lease ends at its lease time: report it lost and free the lock. */
     void leaseTimeReached() {
         lose("lease time passed and automatic renewal is off", null);
-        driver.deleteInBackground(path);
+        requests.deleteInBackground(path);
     }
 
     @Override
@@ -105,7 +108,7 @@ final class ZkHeld implements HeldLock {
             validUntil = ctx.ticker().read();
         }
         cancelExpiry();
-        driver.held.remove(this);
+        session.held.remove(this);
         ctx.reportLost(reason, cause);
         ctx.validityChanged();
     }
@@ -123,7 +126,7 @@ final class ZkHeld implements HeldLock {
             lost = true;
         }
         cancelExpiry();
-        driver.held.remove(this);
+        session.held.remove(this);
         // The path carries a unique protection prefix and a sequence number: nobody else ever
         // creates it, so deleting it by path is owner-only. A failed delete throws (outcome
         // unknown) while Curator's guaranteed delete keeps retrying in the background; the node
@@ -132,7 +135,9 @@ final class ZkHeld implements HeldLock {
         // node deleted in one transaction): its successor may have listed the queue while nodes
         // below ours existed and would otherwise list it again before taking the lock. A holder
         // that got the lock on its first listing was the lowest node for every later listing.
-        return announceRelease ? driver.releaseAnnounced(path, ctx.lockName()) : driver.delete(path, ctx.lockName());
+        return announceRelease
+                ? requests.releaseAnnounced(path, ctx.lockName())
+                : requests.delete(path, ctx.lockName());
     }
 
     @Override

@@ -1,12 +1,12 @@
-package io.distlock.zookeeper;
+package io.distlock.bench.zookeeper;
 
 import io.distlock.Lease;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperServer;
-import java.lang.reflect.Method;
+import io.distlock.zookeeper.ZooKeeperLockProvider;
+import io.distlock.zookeeper.internal.ZkInternals;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,8 +19,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
@@ -28,46 +26,40 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Diagnostic, not a test: where a one-waiter hand-off spends its time, against the hand-off floor
- * (a client deletes a node another client watches: time to the watch notification, plus one
- * {@code exists}). In one JVM, against one ZooKeeper 3.8 server process ({@code forceSync=no}),
- * blocks of hand-offs of each variant run in rotation; the figures printed are medians over the
- * rounds of each block's p50.
+ * Where a one-waiter hand-off spends its time, against the hand-off floor (a client deletes a node
+ * another client watches: time to the watch notification, plus one {@code exists}). In one JVM,
+ * against one ZooKeeper 3.8 server process ({@code forceSync=no}), blocks of hand-offs of each
+ * variant run in rotation; the figures printed are medians over the rounds of each block's p50.
  *
  * <p>Variants: {@code ours} (two providers handing one lock back and forth, holding it 2 ms as
- * {@code distlock-compare} does: the holder's {@code release()} call to the waiter's {@code
- * acquire()} returning); {@code floor} (the floor as {@code ZooKeeperBenchmark} measures it: delete
+ * {@code ./distlock compare} does: the holder's {@code release()} call to the waiter's {@code
+ * acquire()} returning); {@code floor} (the floor as {@link ZooKeeperBench} measures it: delete
  * right after the watch is set, the notification timed on the EventThread, then one {@code exists});
  * {@code floor_hold} (the same after a 2 ms pause, with a thread waiting on a latch that the watch
  * callback opens, as a lock's waiting thread would be: the EventThread-to-thread hop timed too);
  * {@code floor_multi} (as {@code floor_hold}, the node removed by {@code multi(setData, delete)});
  * {@code floor_pause} / {@code floor_pauseN} (the 2 ms / N µs pause alone), {@code floor_waiter} (the
  * waiting thread alone); {@code delete} / {@code multi} (create then remove a node nobody watches,
- * back to back: the removal alone). For every variant it also prints the server process's CPU time
- * (all its threads, from {@code /proc/<pid>/task/<tid>/schedstat}) per operation.
+ * back to back: the removal alone). For every variant it also reports the server process's CPU
+ * time (all its threads, from {@code /proc/<pid>/task/<tid>/schedstat}) per operation.
  *
- * <p>With a build that records time stamps inside the driver (a class {@code
- * io.distlock.zookeeper.internal.HandoffTrace} with a static {@code long[] snapshot()}: request
- * sent, its reply, watch callback, waiting thread awake, tryAcquire entered, driver's hold done),
- * {@code ours} is split into those stages; without it only the whole hand-off is reported.
- *
- * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperHandoffProbe
- * [rounds [hand-offs per block [variant,variant,...]]]} (see the README's session-7 section).
+ * <p>Arguments: {@code [rounds (10) [hand-offs per block (100) [variant,variant,...]]]} (default
+ * variants: {@code ours,floor,floor_hold,floor_multi}). Prints a report and writes the series as
+ * JSON to {@code results/ZooKeeperHandoffBench-<time>.json}.
  */
-public final class ZooKeeperHandoffProbe {
+public final class ZooKeeperHandoffBench {
     private static final long HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
-    private ZooKeeperHandoffProbe() {}
+    private ZooKeeperHandoffBench() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        Method trace = traceSnapshot();
         Map<String, List<Double>> series = new LinkedHashMap<>();
         try (TestServer server = ZooKeeperServer.start();
-                CuratorFramework a = curator(server.address());
-                CuratorFramework b = curator(server.address());
-                CuratorFramework c = curator(server.address())) {
+                CuratorFramework a = ZooKeeperBench.curator(server.address());
+                CuratorFramework b = ZooKeeperBench.curator(server.address());
+                CuratorFramework c = ZooKeeperBench.curator(server.address())) {
             String cs = server.address();
             List<String> variants = args.length > 2
                     ? List.of(args[2].split(","))
@@ -77,7 +69,7 @@ public final class ZooKeeperHandoffProbe {
                     String variant = variants.get((v + r) % variants.size());
                     long cpu0 = serverCpuNanos(server.pid());
                     Map<String, long[]> stages = variant.equals("ours")
-                            ? ours(cs, block, trace, a)
+                            ? ours(cs, block, a)
                             : variant.equals("delete") || variant.equals("multi")
                                     ? release(a, block, variant.equals("multi"))
                                     : floor(a, b, c, block, variant);
@@ -85,15 +77,20 @@ public final class ZooKeeperHandoffProbe {
                     series.computeIfAbsent(variant + ".server_cpu_per_op", y -> new ArrayList<>())
                             .add(cpu / 1e3 / (block + 20));
                     stages.forEach((k, x) -> series.computeIfAbsent(variant + "." + k, y -> new ArrayList<>())
-                            .add(p50(x)));
+                            .add(ZooKeeperBench.p50(x)));
                 }
                 System.err.println("round " + (r + 1) + "/" + rounds + " done");
             }
         }
         StringBuilder sb = new StringBuilder("rounds: " + rounds + ", hand-offs per block: " + block + "\n");
-        series.forEach((k, v) ->
-                sb.append(String.format(Locale.ROOT, "%-28s median p50 %7.1f us  rounds %s%n", k, median(v), fmt(v))));
+        series.forEach((k, v) -> sb.append(String.format(
+                Locale.ROOT,
+                "%-28s median p50 %7.1f us  rounds %s%n",
+                k,
+                ZooKeeperBench.median(v),
+                ZooKeeperBench.rounds(v))));
         System.out.println(sb);
+        ZooKeeperBench.writeJson("ZooKeeperHandoffBench", args, series);
     }
 
     /** CPU time of every thread of process {@code pid} (from /proc/pid/task/tid/schedstat), in ns. */
@@ -113,46 +110,15 @@ public final class ZooKeeperHandoffProbe {
         return sum;
     }
 
-    private static Method engineSnapshot() {
-        try {
-            return Class.forName("io.distlock.spi.EngineTrace").getMethod("snapshot");
-        } catch (ReflectiveOperationException e) {
-            return null;
-        }
-    }
-
-    private static Method traceSnapshot() {
-        try {
-            return Class.forName("io.distlock.zookeeper.internal.HandoffTrace").getMethod("snapshot");
-        } catch (ReflectiveOperationException e) {
-            return null;
-        }
-    }
-
-    /** {@code n} hand-offs between two providers; per hand-off, the stages in nanoseconds. */
-    private static Map<String, long[]> ours(String cs, int n, Method trace, CuratorFramework admin) throws Exception {
-        String[] names = {
-            "release_to_send",
-            "send_to_reply",
-            "send_to_event",
-            "event_to_wake",
-            "wake_to_try",
-            "try_to_held",
-            "held_to_return",
-            "total",
-            "engine_held_to_lease",
-            "engine_lease_to_registered",
-            "engine_registered_to_return",
-            "engine_return_to_caller"
-        };
-        Method engine = engineSnapshot();
-        long[][] out = new long[names.length][n];
+    /** {@code n} hand-offs between two providers; per hand-off, the time from release to acquired, in nanoseconds. */
+    private static Map<String, long[]> ours(String cs, int n, CuratorFramework admin) throws Exception {
+        long[] total = new long[n];
         AtomicLong released = new AtomicLong();
         AtomicReference<Throwable> error = new AtomicReference<>();
         int[] done = {-20}; // the first hand-offs warm up (as many as the floors')
         Object turn = new Object();
-        try (ZooKeeperLockProvider p0 = provider(cs);
-                ZooKeeperLockProvider p1 = provider(cs)) {
+        try (ZooKeeperLockProvider p0 = ZooKeeperBench.provider(cs);
+                ZooKeeperLockProvider p1 = ZooKeeperBench.provider(cs)) {
             String lock = "handoff-probe-" + System.nanoTime();
             Lease first = p0.lock(lock).acquire();
             List<Thread> threads = new ArrayList<>();
@@ -172,25 +138,7 @@ public final class ZooKeeperHandoffProbe {
                                         synchronized (turn) {
                                             int i = done[0]++;
                                             if (i >= 0 && i < n) {
-                                                long rel = released.get();
-                                                long[] s = trace == null ? null : (long[]) trace.invoke(null);
-                                                out[7][i] = at - rel;
-                                                if (s != null) {
-                                                    out[0][i] = s[0] - rel;
-                                                    out[1][i] = s[1] - s[0];
-                                                    out[2][i] = s[2] - s[0];
-                                                    out[3][i] = s[3] - s[2];
-                                                    out[4][i] = s[4] - s[3];
-                                                    out[5][i] = s[5] - s[4];
-                                                    out[6][i] = at - s[5];
-                                                }
-                                                long[] e = engine == null ? null : (long[]) engine.invoke(null);
-                                                if (e != null) {
-                                                    out[8][i] = e[1] - e[0];
-                                                    out[9][i] = e[2] - e[1];
-                                                    out[10][i] = e[3] - e[2];
-                                                    out[11][i] = at - e[3];
-                                                }
+                                                total[i] = at - released.get();
                                             }
                                             if (done[0] > n) {
                                                 held.release();
@@ -213,7 +161,8 @@ public final class ZooKeeperHandoffProbe {
             }
             // the waiter queues first
             threads.get(1).start();
-            while (admin.getChildren().forPath(p0.lockPath(lock)).size() < 2) {
+            String parent = p0.unwrap(ZkInternals.class).orElseThrow().lockPath(lock);
+            while (admin.getChildren().forPath(parent).size() < 2) {
                 LockSupport.parkNanos(100_000);
             }
             threads.get(0).start();
@@ -228,11 +177,7 @@ public final class ZooKeeperHandoffProbe {
         if (error.get() != null) {
             throw new IllegalStateException(error.get());
         }
-        Map<String, long[]> m = new LinkedHashMap<>();
-        for (int k = trace == null ? 7 : 0; k < (engine == null ? 8 : names.length); k++) {
-            m.put(names[k], out[k]);
-        }
-        return m;
+        return Map.of("total", total);
     }
 
     /**
@@ -355,39 +300,5 @@ public final class ZooKeeperHandoffProbe {
         } else {
             za.delete(path, -1);
         }
-    }
-
-    private static ZooKeeperLockProvider provider(String cs) {
-        return ZooKeeperBenchmark.provider(cs);
-    }
-
-    private static CuratorFramework curator(String cs) throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(cs, 30_000, 5_000, new RetryOneTime(50));
-        c.start();
-        if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("cannot connect to " + cs);
-        }
-        return c;
-    }
-
-    private static double p50(long[] nanos) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
-        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
-    }
-
-    private static double median(List<Double> v) {
-        List<Double> s = new ArrayList<>(v);
-        s.sort(null);
-        int k = s.size();
-        return k % 2 == 1 ? s.get(k / 2) : (s.get(k / 2 - 1) + s.get(k / 2)) / 2;
-    }
-
-    private static String fmt(List<Double> v) {
-        StringBuilder sb = new StringBuilder();
-        for (Double d : v) {
-            sb.append(String.format(Locale.ROOT, "%.0f ", d));
-        }
-        return sb.toString().trim();
     }
 }

@@ -1,8 +1,10 @@
-package io.distlock.zookeeper;
+package io.distlock.bench.zookeeper;
 
 import io.distlock.memory.MemoryLockProvider;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperServer;
+import io.distlock.zookeeper.ZooKeeperLockProvider;
+import io.distlock.zookeeper.internal.ZkInternals;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
@@ -16,37 +18,35 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Diagnostic, not a test: where an uncontended acquire+release spends its time on the client. In
- * one JVM, against one ZooKeeper 3.8 server process ({@code forceSync=no}), blocks of operations of
- * each variant run in rotation; for every block it records the p50 latency, the CPU time of every
- * client thread (by thread name) and the bytes the calling thread allocated, per operation. The
- * figures printed are medians over the rounds.
+ * Where an uncontended acquire+release spends its time on the client. In one JVM, against one
+ * ZooKeeper 3.8 server process ({@code forceSync=no}), blocks of operations of each variant run in
+ * rotation; for every block it records the p50 latency, the CPU time of every client thread (by
+ * thread name) and the bytes the calling thread allocated, per operation. The figures printed are
+ * medians over the rounds.
  *
  * <p>Variants: {@code ours} (tryAcquire + release through the provider); {@code ours_pipelined}
- * (the same with the create's multi turned off: create and a pipelined listing, as before session
- * 9); {@code raw_multi} (our two requests on the raw handle: the multi of the create and the
- * parent's setData, then the delete); {@code raw3} (the
- * pipelined path's three requests on the raw handle with no library code around them: the create asynchronous, the
- * listing synchronous right behind it, then the delete); {@code raw3_listFirst} (the listing sent
- * ahead of the create instead); {@code raw3_sync} (three requests one after another, as Curator
- * sends them); {@code raw2} (create + delete, the write floor); {@code curator} (InterProcessMutex);
- * {@code exists2} (two {@code exists}, the read floor); {@code engine} (the in-JVM provider: the
- * shared engine's own cost, no I/O).
+ * (the same with the create's multi turned off: the create and a pipelined listing); {@code
+ * raw_multi} (our two requests on the raw handle: the multi of the create and the parent's setData,
+ * then the delete); {@code raw3} (the pipelined path's three requests on the raw handle with no
+ * library code around them: the create asynchronous, the listing synchronous right behind it, then
+ * the delete); {@code raw3_listFirst} (the listing sent ahead of the create instead); {@code
+ * raw3_sync} (three requests one after another, as Curator sends them); {@code raw2} (create +
+ * delete, the write floor); {@code curator} (InterProcessMutex); {@code exists2} (two {@code
+ * exists}, the read floor); {@code engine} (the in-JVM provider: the shared engine's own cost, no
+ * I/O).
  *
- * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperStageProbe
- * [rounds [block [variant,variant,...]]]}.
+ * <p>Arguments: {@code [rounds (20) [operations per block (100) [variant,variant,...]]]}. Prints a
+ * report and writes the series as JSON to {@code results/ZooKeeperStageBench-<time>.json}.
  */
-public final class ZooKeeperStageProbe {
-    private ZooKeeperStageProbe() {}
+public final class ZooKeeperStageBench {
+    private ZooKeeperStageBench() {}
 
     private interface Op {
         void run() throws Exception;
@@ -56,15 +56,16 @@ public final class ZooKeeperStageProbe {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         try (TestServer server = ZooKeeperServer.start();
-                ZooKeeperLockProvider provider = ZooKeeperBenchmark.provider(server.address());
-                ZooKeeperLockProvider pipelined = ZooKeeperBenchmark.provider(server.address(), "/pipelined");
-                CuratorFramework raw = curator(server.address());
-                CuratorFramework peer = curator(server.address());
+                ZooKeeperLockProvider provider = ZooKeeperBench.provider(server.address());
+                ZooKeeperLockProvider pipelined = ZooKeeperBench.provider(server.address(), "/pipelined");
+                CuratorFramework raw = ZooKeeperBench.curator(server.address());
+                CuratorFramework peer = ZooKeeperBench.curator(server.address());
                 MemoryLockProvider memory = MemoryLockProvider.create()) {
             ZooKeeper zk = raw.getZookeeperClient().getZooKeeper();
             zk.create("/raw", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             InterProcessMutex mutex = new InterProcessMutex(peer, "/curator/probe");
-            pipelined.driver().multiCreateRefused(); // the create with the pipelined listing (before session 9)
+            // the create with the pipelined listing
+            pipelined.unwrap(ZkInternals.class).orElseThrow().disableMultiCreate();
             Map<String, Op> ops = new LinkedHashMap<>();
             ops.put(
                     "ours",
@@ -130,11 +131,12 @@ public final class ZooKeeperStageProbe {
             if (args.length > 2) {
                 names.retainAll(List.of(args[2].split(",")));
             }
-            run(ops, names, rounds, block);
+            ZooKeeperBench.writeJson("ZooKeeperStageBench", args, run(ops, names, rounds, block));
         }
     }
 
-    private static void run(Map<String, Op> ops, List<String> names, int rounds, int block) throws Exception {
+    private static Map<String, List<Double>> run(Map<String, Op> ops, List<String> names, int rounds, int block)
+            throws Exception {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Map<String, List<Double>> p50 = new LinkedHashMap<>();
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
@@ -185,10 +187,10 @@ public final class ZooKeeperStageProbe {
                     Locale.ROOT,
                     "%-15s p50 %7.1f us | client CPU %6.1f us/op (mean by thread:%s) | calling thread allocates %5.0f B/op%n",
                     n,
-                    median(p50.get(n)),
-                    median(cpu.get(n)),
+                    ZooKeeperBench.median(p50.get(n)),
+                    ZooKeeperBench.median(cpu.get(n)),
                     threadsLine,
-                    median(allocated.get(n)));
+                    ZooKeeperBench.median(allocated.get(n)));
         }
         for (String[] pair :
                 new String[][] {{"ours", "curator"}, {"ours", "raw3"}, {"ours", "raw2"}, {"raw3", "raw2"}}) {
@@ -198,9 +200,16 @@ public final class ZooKeeperStageProbe {
                         "%s / %s p50 (median of per-round ratios): %.2f%n",
                         pair[0],
                         pair[1],
-                        medianRatio(p50.get(pair[0]), p50.get(pair[1])));
+                        ZooKeeperBench.medianRatio(p50.get(pair[0]), p50.get(pair[1]), 1));
             }
         }
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        for (String n : names) {
+            series.put(n + ".p50_us", p50.get(n));
+            series.put(n + ".client_cpu_us_per_op", cpu.get(n));
+            series.put(n + ".allocated_bytes_per_op", allocated.get(n));
+        }
+        return series;
     }
 
     /** CPU time of every live thread, summed by name with digits taken out (one entry per kind). */
@@ -226,30 +235,5 @@ public final class ZooKeeperStageProbe {
             }
         }
         return sb.toString();
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> s = new ArrayList<>(values);
-        s.sort(null);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
-    }
-
-    private static double medianRatio(List<Double> a, List<Double> b) {
-        List<Double> r = new ArrayList<>();
-        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
-            r.add(a.get(i) / b.get(i));
-        }
-        return median(r);
-    }
-
-    private static CuratorFramework curator(String connectString) throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(connectString, 30_000, 5_000, new RetryOneTime(50));
-        c.start();
-        if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
-            c.close();
-            throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString);
-        }
-        return c;
     }
 }

@@ -9,7 +9,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-class ZkContenderTest {
+class QueueNodeNamesTest {
     /** The rule as a regular expression (what the hand-written check replaced). */
     private static final Pattern QUEUE_NODE =
             Pattern.compile("_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-lock--?\\d{10,11}");
@@ -18,33 +18,33 @@ class ZkContenderTest {
 
     @Test
     void isQueueNode_namesWeCreate_accepted() {
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock-0000000042"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock-0000000042"))
                 .isTrue();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock--0000000042"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock--0000000042"))
                 .isTrue();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock-21474836470"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock-21474836470"))
                 .isTrue();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID.randomUUID() + "-lock-0000000000"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID.randomUUID() + "-lock-0000000000"))
                 .isTrue();
     }
 
     @Test
     void isQueueNode_otherNames_rejected() {
-        assertThat(ZkContender.isQueueNode("")).isFalse();
-        assertThat(ZkContender.isQueueNode("lock-0000000001")).isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT.toUpperCase() + "-lock-0000000001"))
+        assertThat(QueueNodeNames.isQueueNode("")).isFalse();
+        assertThat(QueueNodeNames.isQueueNode("lock-0000000001")).isFalse();
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT.toUpperCase() + "-lock-0000000001"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock-000000001"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock-000000001"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock-000000000012"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock-000000000012"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lock-00000000x1"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lock-00000000x1"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "-lack-0000000001"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "-lack-0000000001"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT + "_lock-0000000001"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT + "_lock-0000000001"))
                 .isFalse();
-        assertThat(ZkContender.isQueueNode("_c_" + UUID_TEXT.replace('-', 'a') + "-lock-0000000001"))
+        assertThat(QueueNodeNames.isQueueNode("_c_" + UUID_TEXT.replace('-', 'a') + "-lock-0000000001"))
                 .isFalse();
     }
 
@@ -80,7 +80,7 @@ class ZkContenderTest {
             }
             String s = name.toString();
             boolean expected = QUEUE_NODE.matcher(s).matches();
-            assertThat(ZkContender.isQueueNode(s)).as(s).isEqualTo(expected);
+            assertThat(QueueNodeNames.isQueueNode(s)).as(s).isEqualTo(expected);
             if (expected) {
                 accepted++;
             }

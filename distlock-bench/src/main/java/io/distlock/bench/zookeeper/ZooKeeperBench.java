@@ -1,4 +1,4 @@
-package io.distlock.zookeeper;
+package io.distlock.bench.zookeeper;
 
 import io.distlock.LockOptions;
 import io.distlock.compare.Comparison;
@@ -7,9 +7,19 @@ import io.distlock.compare.ComparisonSettings;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.LockClient;
 import io.distlock.compare.Scenario;
+import io.distlock.compare.cli.peers.CuratorLockClient;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperServer;
+import io.distlock.zookeeper.ZooKeeperLockOptions;
+import io.distlock.zookeeper.ZooKeeperLockProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -24,7 +34,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
@@ -32,23 +41,28 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Benchmark, not a test: distlock's ZooKeeper provider against Curator's {@code InterProcessMutex}
- * and two floors, on one ZooKeeper 3.8 server process ({@code forceSync=no}, as {@code ./distlock
- * compare} runs it), <b>interleaved</b>: every round runs ours, Curator and the floors one after
- * another (rotating which goes first) with the scenario code of {@code distlock-compare}
- * ({@link Comparison}), and the figures reported are medians over the rounds, so that the load of a
- * shared machine hits all of them alike.
+ * Ours against Curator's {@code InterProcessMutex} (the peer of {@code ./distlock compare}) and two floors, on one ZooKeeper 3.8 server
+ * process ({@code forceSync=no}, as {@code ./distlock compare} runs it), <b>interleaved</b>: every
+ * round runs ours, Curator and the floors one after another (rotating which goes first) with the
+ * scenario code of {@code lock-compare} ({@link Comparison}): 500 uncontended acquire+release (the
+ * {@code exists} floor interleaved in blocks of 50), 8 clients contending, hand-off with 1 and 50
+ * waiters. The figures reported are medians over the rounds, so that the load of a shared machine
+ * hits all of them alike.
  *
- * <p>Floors: the raw {@code exists} round trip (interleaved inside each uncontended run, as in
- * {@code distlock-compare}); a "write floor", one {@code create} + one {@code delete} of an
- * ephemeral node by the raw handle; and a "hand-off floor", the time from a client's {@code delete}
- * of a node to another client's watch notification for it, plus one {@code exists} round trip.
+ * <p>Floors: the raw {@code exists} round trip (interleaved inside each uncontended run); a "write
+ * floor", one {@code create} + one {@code delete} of an ephemeral node by the raw handle; and a
+ * "hand-off floor", the time from a client's {@code delete} of a node to another client's watch
+ * notification for it, plus one {@code exists} round trip, measured back to back ({@code watch.*})
+ * and with the delete coming the hand-off scenario's hold time after the watch was set ({@code
+ * watch_hold.*}).
  *
- * <p>Run with the test class path: {@code java -cp ... io.distlock.zookeeper.ZooKeeperBenchmark
- * [rounds]} (see the README's benchmark section for the exact command).
+ * <p>Arguments: {@code [rounds (5) [contended milliseconds (2000) [requests]]]}. With {@code
+ * requests} it measures only requests per contended acquisition instead (ours and Curator, twice
+ * each, from the server's packet counter). Prints a report and writes the series as JSON to {@code
+ * results/ZooKeeperBench-<time>.json}.
  */
-public final class ZooKeeperBenchmark {
-    private ZooKeeperBenchmark() {}
+public final class ZooKeeperBench {
+    private ZooKeeperBench() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
@@ -72,7 +86,7 @@ public final class ZooKeeperBenchmark {
             };
             ComparisonTarget ours = ComparisonTarget.of("ours", "zookeeper", () -> LockClient.of(provider(cs)))
                     .withFloor(exists, 2);
-            ComparisonTarget curator = ComparisonTarget.of("curator", "zookeeper", () -> new CuratorClient(cs))
+            ComparisonTarget curator = ComparisonTarget.of("curator", "zookeeper", () -> new CuratorLockClient(cs))
                     .withFloor(exists, 2);
             ComparisonTarget write = ComparisonTarget.of("create+delete", "zookeeper", () -> new WriteFloor(cs))
                     .withFloor(exists, 2);
@@ -84,13 +98,19 @@ public final class ZooKeeperBenchmark {
                     ComparisonResult r = Comparison.of(c).target(t).run();
                     long after = packets(server);
                     double acq = r.value(t.name(), Scenario.CONTENDED, "acquisitions");
+                    double opsPerS = r.value(t.name(), Scenario.CONTENDED, "ops_per_s");
                     System.out.printf(
                             Locale.ROOT,
                             "%s contended: %.0f ops/s, %.2f requests per acquisition%n",
                             t.name(),
-                            r.value(t.name(), Scenario.CONTENDED, "ops_per_s"),
+                            opsPerS,
                             (after - before) / acq);
+                    series.computeIfAbsent(t.name() + ".contended.ops_per_s", x -> new ArrayList<>())
+                            .add(opsPerS);
+                    series.computeIfAbsent(t.name() + ".contended.requests_per_acquisition", x -> new ArrayList<>())
+                            .add((after - before) / acq);
                 }
+                writeJson("ZooKeeperBench", args, series);
                 return;
             }
             ComparisonSettings uncontendedOnly = settings.withScenarios(EnumSet.of(Scenario.UNCONTENDED));
@@ -122,6 +142,7 @@ public final class ZooKeeperBenchmark {
             }
         }
         System.out.println(report(series, rounds));
+        writeJson("ZooKeeperBench", args, series);
     }
 
     private static long packets(TestServer server) throws java.io.IOException {
@@ -210,34 +231,9 @@ public final class ZooKeeperBenchmark {
         }
     }
 
-    private static double p50(long[] nanos) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
-        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
-    }
-
-    private static double median(List<Double> v) {
-        if (v == null || v.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> s = new ArrayList<>(v);
-        s.sort(null);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
-    }
-
     /** Median over rounds of a per-round ratio a / b. */
     private static double ratio(Map<String, List<Double>> series, String a, String b, double bFactor) {
-        List<Double> x = series.get(a);
-        List<Double> y = series.get(b);
-        if (x == null || y == null) {
-            return Double.NaN;
-        }
-        List<Double> r = new ArrayList<>();
-        for (int i = 0; i < Math.min(x.size(), y.size()); i++) {
-            r.add(x.get(i) / (y.get(i) * bFactor));
-        }
-        return median(r);
+        return medianRatio(series.get(a), series.get(b), bFactor);
     }
 
     private static String report(Map<String, List<Double>> s, int rounds) {
@@ -264,8 +260,8 @@ public final class ZooKeeperBenchmark {
                 "watch_hold.notify_p50_us",
                 "watch_hold.exists_p50_us",
                 "watch_hold.notify_plus_rtt_p50_us")) {
-            sb.append(
-                    String.format(Locale.ROOT, "%-34s median %9.1f  rounds %s%n", k, median(s.get(k)), fmt(s.get(k))));
+            sb.append(String.format(
+                    Locale.ROOT, "%-34s median %9.1f  rounds %s%n", k, median(s.get(k)), rounds(s.get(k))));
         }
         sb.append(String.format(
                 Locale.ROOT,
@@ -302,83 +298,136 @@ public final class ZooKeeperBenchmark {
         return sb.toString();
     }
 
-    private static String fmt(List<Double> v) {
-        if (v == null) {
-            return "-";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (Double d : v) {
-            sb.append(String.format(Locale.ROOT, "%.0f ", d));
-        }
-        return sb.toString().trim();
-    }
+    // ---------------------------------------------------------------- shared by the ZooKeeper benchmarks
 
-    /** Ours with a 30 s lease (no renewal during a run), as every ZooKeeper harness here opens it. */
-    static ZooKeeperLockProvider provider(String cs) {
-        return provider(cs, ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
+    /** Ours with a 30 s lease (no renewal during a run), as every ZooKeeper benchmark opens it. */
+    static ZooKeeperLockProvider provider(String connectString) {
+        return provider(connectString, ZooKeeperLockOptions.DEFAULT_ROOT_PATH);
     }
 
     /** {@link #provider(String)} with its locks under {@code root}. */
-    static ZooKeeperLockProvider provider(String cs, String root) {
+    static ZooKeeperLockProvider provider(String connectString, String root) {
         return ZooKeeperLockProvider.builder()
-                .options(ZooKeeperLockOptions.builder()
-                        .connectString(cs)
-                        .rootPath(root)
-                        .lockOptions(LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(30))
-                                .build())
-                        .build())
+                .connectString(connectString)
+                .options(ZooKeeperLockOptions.builder().rootPath(root).build())
+                .lockOptions(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())
                 .build();
     }
 
-    private static CuratorFramework curator(String cs) {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(cs, 30_000, 5_000, new RetryOneTime(50));
+    /** A started Curator client (30 s session), connected. */
+    static CuratorFramework curator(String connectString) {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(connectString, 30_000, 5_000, new RetryOneTime(50));
         c.start();
         try {
             if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("cannot connect to " + cs);
+                c.close();
+                throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString);
             }
         } catch (InterruptedException e) {
+            c.close();
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
         return c;
     }
 
-    /** Curator's InterProcessMutex, one session per client (as distlock-compare's peer). */
-    private static final class CuratorClient implements LockClient {
-        private final CuratorFramework curator;
-        private final Map<String, InterProcessMutex> mutexes = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The median of {@code nanos}, in microseconds. */
+    static double p50(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[(int) Math.ceil(0.5 * s.length) - 1] / 1e3;
+    }
 
-        CuratorClient(String cs) {
-            curator = curator(cs);
+    static double median(List<Double> values) {
+        if (values == null || values.isEmpty()) {
+            return Double.NaN;
         }
+        List<Double> s = new ArrayList<>(values);
+        s.sort(null);
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
 
-        @Override
-        public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
-            InterProcessMutex m = mutexes.computeIfAbsent(name, n -> new InterProcessMutex(curator, "/curator/" + n));
-            try {
-                if (!m.acquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
-                    return Optional.empty();
-                }
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
+    /** The median over rounds of the per-round ratio {@code a / (b * bFactor)}. */
+    static double medianRatio(List<Double> a, List<Double> b, double bFactor) {
+        if (a == null || b == null) {
+            return Double.NaN;
+        }
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            r.add(a.get(i) / (b.get(i) * bFactor));
+        }
+        return median(r);
+    }
+
+    /** The values of one series, rounded, for a report line. */
+    static String rounds(List<Double> values) {
+        if (values == null) {
+            return "-";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Double d : values) {
+            sb.append(String.format(Locale.ROOT, "%.0f ", d));
+        }
+        return sb.toString().trim();
+    }
+
+    /**
+     * Writes {@code results/<bench>-<time>.json} (relative to the working directory, which {@code
+     * ./distlock bench} sets to the repository): the arguments and, per series, its median and
+     * its value in every round. Prints and returns the file.
+     */
+    static Path writeJson(String bench, String[] args, Map<String, List<Double>> series) {
+        StringBuilder json =
+                new StringBuilder("{\n  \"bench\": ").append(quote(bench)).append(",\n  \"args\": [");
+        for (int i = 0; i < args.length; i++) {
+            json.append(i == 0 ? "" : ", ").append(quote(args[i]));
+        }
+        json.append("],\n  \"series\": {");
+        int k = 0;
+        for (Map.Entry<String, List<Double>> e : series.entrySet()) {
+            json.append(k++ == 0 ? "\n" : ",\n")
+                    .append("    ")
+                    .append(quote(e.getKey()))
+                    .append(": {\"median\": ")
+                    .append(number(median(e.getValue())))
+                    .append(", \"rounds\": [");
+            List<Double> v = e.getValue();
+            for (int i = 0; i < v.size(); i++) {
+                json.append(i == 0 ? "" : ", ").append(number(v.get(i)));
             }
-            return Optional.of(() -> {
-                try {
-                    m.release();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            json.append("]}");
         }
+        json.append("\n  }\n}\n");
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path out = Path.of("results", bench + "-" + stamp + ".json");
+        try {
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, json, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.out.println("results: " + out.toAbsolutePath());
+        return out;
+    }
 
-        @Override
-        public void close() {
-            curator.close();
+    private static String number(double d) {
+        return Double.isFinite(d) ? String.format(Locale.ROOT, "%.3f", d) : "null";
+    }
+
+    private static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
         }
+        return sb.append('"').toString();
     }
 
     /** Not a lock: one synchronous create of an ephemeral node, then one delete (the write floor). */
