@@ -61,6 +61,7 @@ public final class EtcdLockOptions {
         return DEFAULTS;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -218,6 +219,7 @@ public final class EtcdLockOptions {
             return this;
         }
 
+        /** The options; every setting was checked when it was set. */
         public EtcdLockOptions build() {
             return new EtcdLockOptions(this);
         }

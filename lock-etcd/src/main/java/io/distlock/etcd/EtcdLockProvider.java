@@ -102,6 +102,7 @@ public final class EtcdLockProvider implements LockProvider {
         this.engine = LockEngine.create(driver, b.lockOptions);
     }
 
+    /** A builder: endpoints (or a client), etcd options, lock options. */
     public static Builder builder() {
         return new Builder();
     }
