@@ -6,7 +6,7 @@ package io.distlock.spi;
  * each hook leaves the provider unusable, the way the fault it imitates leaves a process.
  *
  * <p>Providers built on {@link LockEngine} offer them by returning {@link
- * LockEngine#faultHooks(Runnable, Runnable)} from {@code unwrap}.
+ * LockEngine#faultHooks(Runnable)} from {@code unwrap}.
  */
 public interface FaultHooks {
 

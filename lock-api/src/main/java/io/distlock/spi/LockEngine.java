@@ -10,7 +10,6 @@ import io.distlock.LockObserver;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.Ticker;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,11 +53,8 @@ public final class LockEngine implements LockProvider {
     static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
-    private static final long MIN_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Shortest idle horizon of the timer thread (see {@link LeaseTimer}). */
     private static final long MIN_IDLE_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-    private static final long MAX_UNAVAILABLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final LockDriver driver;
     private final LockOptions options;
@@ -245,190 +241,16 @@ public final class LockEngine implements LockProvider {
     }
 
     /**
-     * The acquisition loop.
+     * The acquisition loop (see {@link EngineAcquisition}).
      *
      * @param maxWaitNanos 0 for a single try; {@link Long#MAX_VALUE} for no limit
      */
     Optional<Lease> acquire(String name, long maxWaitNanos) throws InterruptedException {
-        checkOpen(name);
-        Ticker ticker = options.ticker();
-        long start = ticker.read();
-        long deadline = maxWaitNanos == Long.MAX_VALUE ? Deadlines.NEVER : Deadlines.after(start, maxWaitNanos);
-        if (observed) {
-            notify(o -> o.attempt(backend, name, Duration.ofNanos(maxWaitNanos)));
-        }
-        if (log.isTraceEnabled()) {
-            LogEvents.log(
-                    log,
-                    Level.TRACE,
-                    LogEvents.ATTEMPT,
-                    null,
-                    LogEvents.LOCK,
-                    name,
-                    LogEvents.BACKEND,
-                    backend,
-                    LogEvents.MAX_WAIT_MS,
-                    maxWaitNanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
-        }
-        LossRelay relay = new LossRelay();
-        AcquireContext ctx = new AcquireContext(name, backend, options, relay, validityNanos);
-        Contender contender = driver.contender(ctx);
-        boolean acquired = false;
-        int lateReplies = 0;
-        long backoffNanos = MIN_UNAVAILABLE_BACKOFF_NANOS;
-        Throwable failure = null;
-        try {
-            while (true) {
-                Optional<HeldLock> held;
-                long sentAt = ticker.read();
-                try {
-                    held = contender.tryAcquire();
-                } catch (BackendUnavailableException e) {
-                    // A single try reports unavailability at once. A wait rides out a transient
-                    // outage: back off (jittered, bounded by the deadline) and try again with a fresh
-                    // contender; if the deadline comes first, the last unavailability is thrown.
-                    if (maxWaitNanos == 0 || Deadlines.passed(ticker, deadline)) {
-                        throw e;
-                    }
-                    abandonQuietly(name, contender, e);
-                    contender = driver.contender(ctx);
-                    long pause = Math.min(
-                            Deadlines.remaining(ticker, deadline),
-                            backoffNanos / 2
-                                    + java.util.concurrent.ThreadLocalRandom.current()
-                                            .nextLong(backoffNanos));
-                    backoffNanos = Math.min(backoffNanos * 2, MAX_UNAVAILABLE_BACKOFF_NANOS);
-                    TimeUnit.NANOSECONDS.sleep(pause);
-                    checkOpen(name);
-                    if (Deadlines.passed(ticker, deadline)) {
-                        throw e;
-                    }
-                    continue;
-                }
-                if (held.isPresent()) {
-                    HeldLock h = held.get();
-                    if (!Deadlines.passed(ticker, h.validUntilNanos())) {
-                        acquired = true;
-                        // held from the request that got it, not from the start of the wait: the hold
-                        // time reported to observers and maxHoldTime count holding, not waiting
-                        EngineLease lease = new EngineLease(this, name, h, ctx, sentAt);
-                        register(lease, relay);
-                        if (observed) {
-                            long waited = ticker.read() - start;
-                            notify(o -> o.acquired(backend, name, Duration.ofNanos(waited), h.fencingToken()));
-                        }
-                        if (log.isDebugEnabled()) {
-                            long waited = ticker.read() - start;
-                            LogEvents.log(
-                                    log,
-                                    Level.DEBUG,
-                                    LogEvents.ACQUIRED,
-                                    null,
-                                    LogEvents.LOCK,
-                                    name,
-                                    LogEvents.BACKEND,
-                                    backend,
-                                    LogEvents.TOKEN,
-                                    h.fencingToken(),
-                                    LogEvents.WAITED_MS,
-                                    TimeUnit.NANOSECONDS.toMillis(waited));
-                        }
-                        return Optional.of(lease);
-                    }
-                    // Acquired, but the reply came too late to leave any validity: give it back. The
-                    // lock was free, so "held by someone else" would be a lie: try once more at once,
-                    // whatever the wait budget, and if the server is still that slow, say so.
-                    releaseQuietly(name, h);
-                    contender = driver.contender(ctx);
-                    if (++lateReplies > 1) {
-                        throw new BackendUnavailableException(
-                                "the server answered too slowly: the lock was acquired with no validity left"
-                                        + " (lease " + options.leaseTime() + ", safety margin "
-                                        + options.safetyMargin() + ")",
-                                name,
-                                backend,
-                                null);
-                    }
-                    continue;
-                }
-                if (Deadlines.passed(ticker, deadline)) {
-                    long waited = ticker.read() - start;
-                    if (observed) {
-                        notify(o -> o.notAcquired(backend, name, Duration.ofNanos(waited)));
-                    }
-                    if (log.isDebugEnabled()) {
-                        LogEvents.log(
-                                log,
-                                Level.DEBUG,
-                                LogEvents.NOT_ACQUIRED,
-                                null,
-                                LogEvents.LOCK,
-                                name,
-                                LogEvents.BACKEND,
-                                backend,
-                                LogEvents.WAITED_MS,
-                                TimeUnit.NANOSECONDS.toMillis(waited));
-                    }
-                    return Optional.empty();
-                }
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while waiting for lock '" + name + "'");
-                }
-                contender.awaitChange(deadline);
-                checkOpen(name);
-            }
-        } catch (InterruptedException | RuntimeException | Error e) {
-            failure = e;
-            if (observed) {
-                notify(o -> o.failed(backend, name, e));
-            }
-            LogEvents.log(
-                    log,
-                    Level.DEBUG,
-                    LogEvents.ACQUIRE_FAILED,
-                    e,
-                    LogEvents.LOCK,
-                    name,
-                    LogEvents.BACKEND,
-                    backend,
-                    LogEvents.ERROR,
-                    LogEvents.errorName(e));
-            throw e;
-        } finally {
-            if (!acquired) {
-                // whatever the reason the attempt ended without the lock: remove what it left behind
-                try {
-                    contender.abandon();
-                } catch (RuntimeException cleanup) {
-                    if (failure != null) {
-                        failure.addSuppressed(cleanup);
-                    } else {
-                        LogEvents.log(
-                                log,
-                                Level.DEBUG,
-                                LogEvents.ABANDON_FAILED,
-                                cleanup,
-                                LogEvents.LOCK,
-                                name,
-                                LogEvents.BACKEND,
-                                backend,
-                                LogEvents.ERROR,
-                                LogEvents.errorName(cleanup));
-                    }
-                }
-            }
-        }
+        return EngineAcquisition.acquire(this, name, maxWaitNanos);
     }
 
-    private void abandonQuietly(String name, Contender c, Throwable cause) {
-        try {
-            c.abandon();
-        } catch (RuntimeException cleanup) {
-            cause.addSuppressed(cleanup);
-        }
-    }
-
-    private void releaseQuietly(String name, HeldLock h) {
+    /** Gives back a lock acquired for a lease that will not be handed out. */
+    void releaseQuietly(String name, HeldLock h) {
         try {
             h.release();
         } catch (RuntimeException e) {
@@ -446,7 +268,8 @@ public final class LockEngine implements LockProvider {
         }
     }
 
-    private void register(EngineLease lease, LossRelay relay) {
+    /** Registers a new lease and arms its timers, or releases it if the engine closed meanwhile. */
+    void register(EngineLease lease, LossRelay relay) {
         synchronized (lifecycle) {
             if (!closed) {
                 leases.add(lease);
@@ -479,6 +302,11 @@ public final class LockEngine implements LockProvider {
     /** Whether callbacks reach an observer; callers skip building them when not. */
     boolean observed() {
         return observed;
+    }
+
+    /** {@code leaseTime - safetyMargin} in nanoseconds. */
+    long validityNanos() {
+        return validityNanos;
     }
 
     long renewalIntervalNanos() {

@@ -59,13 +59,17 @@ public interface TckFixture extends AutoCloseable {
     }
 
     /**
-     * Opens a client of the fixture's server, like {@link #newClient(LockOptions)}, that presents
-     * wrong credentials (a wrong password for an existing user, or an unknown user). The error rules
-     * expect such a client to fail with {@link io.distlock.LockConfigurationException} when it is
-     * opened or on its first request, at once and without retrying, and never with {@link
-     * io.distlock.BackendUnavailableException} (which tells callers to retry). The fixture's
-     * server must require authentication for this hook to mean anything; a fixture that may return
-     * either a provider or throw while opening it lets the TCK see both.
+     * Opens a client of the fixture's server like {@link #newClient(LockOptions)}, but with wrong
+     * credentials: a wrong password for an existing user, or a user the server does not know. Rule
+     * TCK-12.1 expects the client to fail with {@link io.distlock.LockConfigurationException} — here,
+     * while it is opened (let the exception propagate unchanged), or on its first request — at once
+     * and without retrying, and never with {@link io.distlock.BackendUnavailableException}, which
+     * tells callers to retry.
+     *
+     * <p>Implement it when the fixture's server requires authentication (a server that does not
+     * would accept the wrong credentials, and the rule fails). A backend without credentials throws
+     * {@link UnsupportedHookException} with the reason, which the report shows. Unsupported by
+     * default: TCK-12.1 is then skipped.
      */
     default LockProvider newClientWithWrongCredentials(LockOptions options) {
         throw new UnsupportedHookException("newClientWithWrongCredentials");

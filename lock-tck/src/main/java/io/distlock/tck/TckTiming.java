@@ -17,8 +17,8 @@ public record TckTiming(Duration shortLease, Duration slack) {
 
     /**
      * 1 s leases and 1 s of slack. A renewed lease then survives a renewal thread that stalls for up
-     * to about two thirds of a second (with the default renewal every third of the lease); with 600
-     * ms leases (before session 8) a stall of 400 ms on a loaded 2-core CI host lost one once.
+     * to about two thirds of a second (with the default renewal every third of the lease), which a
+     * loaded 2-core CI host needs.
      */
     public static TckTiming defaults() {
         return new TckTiming(Duration.ofSeconds(1), Duration.ofSeconds(1));

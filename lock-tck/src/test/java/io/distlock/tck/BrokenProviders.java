@@ -57,4 +57,12 @@ final class BrokenProviders {
             return new ToyTckFixture(Set.of(ToyDriver.Bug.KEY_DROPS_FORMAT_CHARACTERS));
         }
     }
+
+    /** A refused password is reported as an outage (BackendUnavailableException), so it is retried. */
+    static final class AuthFailureAsOutageTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.AUTH_FAILURE_AS_UNAVAILABLE));
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package io.distlock.tck;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.LockConfigurationException;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
 import io.distlock.spi.Deadlines;
@@ -30,7 +32,9 @@ final class ToyDriver implements LockDriver {
         /** the lease keeps saying it is valid after it was lost (decorator, see ValidAfterLostProvider). */
         VALID_AFTER_LOST,
         /** the server key drops invisible format characters (zero-width, bidi controls): names collide. */
-        KEY_DROPS_FORMAT_CHARACTERS
+        KEY_DROPS_FORMAT_CHARACTERS,
+        /** a refused password is reported as BackendUnavailableException, so it is retried like an outage. */
+        AUTH_FAILURE_AS_UNAVAILABLE
     }
 
     static final Capabilities CAPABILITIES = Capabilities.builder()
@@ -41,13 +45,37 @@ final class ToyDriver implements LockDriver {
             .build();
 
     private final ToyLockServer server;
+    private final String password;
     private final Set<Bug> bugs;
     private final AtomicLong clientTokens = new AtomicLong();
+    private volatile boolean authenticated;
     private volatile boolean closed;
 
-    ToyDriver(ToyLockServer server, Set<Bug> bugs) {
+    ToyDriver(ToyLockServer server, String password, Set<Bug> bugs) {
         this.server = server;
+        this.password = password;
         this.bugs = bugs.isEmpty() ? EnumSet.noneOf(Bug.class) : EnumSet.copyOf(bugs);
+    }
+
+    /**
+     * Authenticates on the first request, as a client library does when it opens its connection. A
+     * refused password is a configuration error, reported at once; with {@link
+     * Bug#AUTH_FAILURE_AS_UNAVAILABLE} it passes for an outage instead.
+     */
+    private void connect(String lockName) {
+        if (authenticated) {
+            return;
+        }
+        try {
+            server.authenticate(password);
+        } catch (ToyLockServer.AccessDenied e) {
+            if (bugs.contains(Bug.AUTH_FAILURE_AS_UNAVAILABLE)) {
+                throw new BackendUnavailableException("toy server refused the connection", lockName, backend(), e);
+            }
+            throw new LockConfigurationException(
+                    "toy server rejected the credentials: " + e.getMessage(), backend(), e);
+        }
+        authenticated = true;
     }
 
     private boolean ttl() {
@@ -77,6 +105,7 @@ final class ToyDriver implements LockDriver {
         return new Contender() {
             @Override
             public Optional<HeldLock> tryAcquire() {
+                connect(ctx.lockName());
                 long sentAt = ctx.ticker().read();
                 long token = server.tryAcquire(name, owner, ttlNanos, ttl());
                 if (token < 0) {

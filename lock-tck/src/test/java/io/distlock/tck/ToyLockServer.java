@@ -1,22 +1,48 @@
 package io.distlock.tck;
 
 import io.distlock.BackendUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A tiny lock server for the TCK's self-test: owner values with TTLs and one token counter, and
- * switches that break it the way real backends get broken (see {@link ToyDriver.Bug}).
+ * A tiny lock server for the TCK's self-test: owner values with TTLs, one token counter, a password
+ * that each client presents before its first request, and switches that break it the way real
+ * backends get broken (see {@link ToyDriver.Bug}).
  */
 final class ToyLockServer {
+    /** How the server refuses wrong credentials; the driver decides what it means to the caller. */
+    static final class AccessDenied extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AccessDenied(String message) {
+            super(message);
+        }
+    }
+
+    private final byte[] password;
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
     private final Map<String, Entry> entries = new HashMap<>();
     private long lastToken;
     private volatile boolean available = true;
+
+    ToyLockServer(String password) {
+        this.password = Objects.requireNonNull(password, "password").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The handshake of a new connection: throws {@link AccessDenied} unless {@code presented} is right. */
+    void authenticate(String presented) {
+        checkAvailable(null);
+        if (!MessageDigest.isEqual(password, presented.getBytes(StandardCharsets.UTF_8))) {
+            throw new AccessDenied("invalid password");
+        }
+    }
 
     void setAvailable(boolean value) {
         available = value;

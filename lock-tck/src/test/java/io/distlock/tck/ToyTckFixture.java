@@ -6,10 +6,12 @@ import io.distlock.spi.LockEngine;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.UUID;
 
-/** Fixture over a {@link ToyLockServer}, with the given bugs switched on. */
+/** Fixture over a {@link ToyLockServer} that requires a password, with the given bugs switched on. */
 final class ToyTckFixture implements TckFixture {
-    private final ToyLockServer server = new ToyLockServer();
+    private final String password = UUID.randomUUID().toString();
+    private final ToyLockServer server = new ToyLockServer(password);
     private final Set<ToyDriver.Bug> bugs;
 
     ToyTckFixture(Set<ToyDriver.Bug> bugs) {
@@ -30,7 +32,16 @@ final class ToyTckFixture implements TckFixture {
 
     @Override
     public LockProvider newClient(LockOptions options) {
-        LockEngine engine = LockEngine.create(new ToyDriver(server, bugs), options);
+        return client(password, options);
+    }
+
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        return client("not-" + password, options);
+    }
+
+    private LockProvider client(String presented, LockOptions options) {
+        LockEngine engine = LockEngine.create(new ToyDriver(server, presented, bugs), options);
         return bugs.contains(ToyDriver.Bug.VALID_AFTER_LOST)
                 ? new ValidAfterLostProvider(engine, options.leaseTime())
                 : engine;

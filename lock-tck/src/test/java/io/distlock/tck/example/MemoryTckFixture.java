@@ -5,6 +5,7 @@ import io.distlock.LockProvider;
 import io.distlock.memory.MemoryLockProvider;
 import io.distlock.memory.MemoryLockServer;
 import io.distlock.tck.TckFixture;
+import io.distlock.tck.UnsupportedHookException;
 
 /** TCK fixture for the in-JVM provider: every client is a provider on one shared server. */
 public final class MemoryTckFixture implements TckFixture {
@@ -33,5 +34,10 @@ public final class MemoryTckFixture implements TckFixture {
     @Override
     public void startServer() {
         server.setAvailable(true);
+    }
+
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        throw new UnsupportedHookException("newClientWithWrongCredentials", "the in-JVM provider has no credentials");
     }
 }

@@ -32,7 +32,8 @@ class WithoutOptionalDependenciesIT {
     private static final List<String> OPTIONAL = List.of(
             "/org/testcontainers/".replace('/', File.separatorChar),
             "/com/github/docker-java/".replace('/', File.separatorChar),
-            "/com/mysql/".replace('/', File.separatorChar));
+            "/com/mysql/".replace('/', File.separatorChar),
+            "/org/postgresql/".replace('/', File.separatorChar));
 
     private static final Map<String, String> results = new LinkedHashMap<>();
     private static long childPid;

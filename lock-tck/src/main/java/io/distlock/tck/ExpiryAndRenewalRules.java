@@ -1,0 +1,122 @@
+package io.distlock.tck;
+
+import static io.distlock.tck.TckSupport.POLL;
+import static io.distlock.tck.TckSupport.present;
+import static io.distlock.tck.TckSupport.requireCapability;
+import static io.distlock.tck.TckSupport.since;
+import static io.distlock.tck.TckSupport.tryOnce;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.Lease;
+import io.distlock.LockProvider;
+import io.distlock.tck.history.HistoryChecker;
+import io.distlock.tck.history.HistoryRecorder;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of SPEC.md section 7, "Expiry and renewal": a crashed holder's lease expires on the
+ * server, renewal keeps a long hold, and without renewal a lease runs out.
+ *
+ * <p>Part of {@link LockProviderTck}, which implements every rule group; see {@link RuleGroup}.
+ */
+public interface ExpiryAndRenewalRules extends RuleGroup {
+    /**
+     * TCK-7.1: the lease of a crashed holder expires: another client acquires within the lease time
+     * plus slack, not before the crashed holder's last known validity deadline, and with a larger
+     * fencing token where fencing is declared.
+     *
+     * <p>If this fails, check that the server-side TTL (key expiry, session timeout, lease TTL,
+     * row-claim timeout) is set from {@code leaseTime} on acquisition and renewal.
+     */
+    @Test
+    @DisplayName("TCK-7.1 a crashed holder's lease expires and another client acquires")
+    default void tck_7_1_crashedHolder_leaseExpires_otherAcquires() throws InterruptedException {
+        TckSupport tck = support();
+        LockProvider a = tck.shortClient();
+        LockProvider b = tck.shortClient();
+        String name = tck.name("crash");
+        HistoryRecorder history = new HistoryRecorder();
+        Lease old = present(a.lock(name).tryAcquire(), "TCK-7.1: tryAcquire");
+        HistoryRecorder.Hold oldHold = history.acquired("crashed", old);
+        oldHold.valid(old);
+        tck.hook("crashClient", () -> tck.fixture().crashClient(a));
+        long t0 = System.nanoTime();
+        Optional<Lease> next =
+                b.lock(name).tryAcquire(tck.shortLease().plus(tck.slack().multipliedBy(3)));
+        Duration took = since(t0);
+        Lease current = present(
+                next, "TCK-7.1: another client's tryAcquire after the holder crashed (lease " + tck.shortLease() + ")");
+        history.acquired("survivor", current);
+        assertThat(took)
+                .as("TCK-7.1: time to acquire after the holder crashed (lease %s)", tck.shortLease())
+                .isLessThanOrEqualTo(tck.shortLease().plus(tck.slack()));
+        HistoryChecker.Result result = tck.checker().check(history.events());
+        assertThat(result.ok())
+                .as("TCK-7.1: the lock was granted while the crashed holder could still believe it held it: %s", result)
+                .isTrue();
+        if (tck.caps().fencing().present()) {
+            assertThat(current.fencingToken().getAsLong())
+                    .as("TCK-7.1: fencing token after a crashed holder (%s)", tck.describe(old))
+                    .isGreaterThan(old.fencingToken().getAsLong());
+        }
+    }
+
+    /**
+     * TCK-7.2: with {@code automaticRenewal} declared, a lease held for four lease lengths stays
+     * valid throughout and nobody else can acquire.
+     *
+     * <p>If this fails, check the watchdog (renewal every {@code leaseTime * renewalFraction}, moving
+     * the validity deadline) or the session keepalive.
+     */
+    @Test
+    @DisplayName("TCK-7.2 renewal keeps a lease for several lease lengths")
+    default void tck_7_2_renewal_longHold_staysValidAndExclusive() {
+        TckSupport tck = support();
+        requireCapability(
+                tck.caps().automaticRenewal(), "automaticRenewal is not declared (TCK-7.3 checks the absence)");
+        LockProvider a = tck.shortClient();
+        LockProvider b = tck.client();
+        String name = tck.name("renewal");
+        Lease lease = present(a.lock(name).tryAcquire(), "TCK-7.2: tryAcquire");
+        Duration hold = tck.shortLease().multipliedBy(4);
+        await("TCK-7.2: the lease stays valid and exclusive for " + hold + " (4 lease lengths)")
+                .during(hold)
+                .atMost(hold.plus(tck.slack()))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> lease.isValid() && tryOnce(b, name));
+        assertThat(lease.release()).as("TCK-7.2: release() after the long hold").isTrue();
+    }
+
+    /**
+     * TCK-7.3: without automatic renewal (a client opened with {@code autoRenew=false} whose
+     * capabilities then say {@code automaticRenewal=false}), a lease held past its lease time is
+     * lost: it reports invalid and lost, and another client acquires.
+     *
+     * <p>If this fails, check that {@code autoRenew=false} really disables renewal, and the
+     * server-side TTL.
+     */
+    @Test
+    @DisplayName("TCK-7.3 without renewal a lease held past its lease time is lost")
+    default void tck_7_3_noRenewal_leaseHeldPastLeaseTime_isLost() {
+        TckSupport tck = support();
+        LockProvider a = tck.noRenewClient();
+        requireCapability(
+                !a.capabilities().automaticRenewal(),
+                "the backend keeps leases alive through its session even with autoRenew=false (TCK-7.2 covers"
+                        + " renewal)");
+        LockProvider b = tck.client();
+        String name = tck.name("no-renewal");
+        Lease lease = present(a.lock(name).tryAcquire(), "TCK-7.3: tryAcquire");
+        await("TCK-7.3: a lease that is not renewed becomes invalid after its lease time " + tck.shortLease())
+                .atMost(tck.shortLease().plus(tck.slack()))
+                .pollInterval(POLL)
+                .until(() ->
+                        !lease.isValid() && lease.lost().toCompletableFuture().isDone());
+        tck.acquireEventually(b, name, "TCK-7.3: another client acquires after the lease ran out");
+        assertThat(lease.release()).as("TCK-7.3: release() of the lost lease").isFalse();
+    }
+}
