@@ -1,66 +1,67 @@
 package io.distlock.etcd;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.distlock.Credentials;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Connection and key-layout settings of the etcd backend. Immutable; build with {@link
- * #builder()}, derive with {@link #mutate()}. Every setter checks its argument at once and names
- * the rule it breaks. The password is never printed ({@link #toString()} masks it).
+ * Connection and key-layout settings of the etcd backend: credentials, TLS, timeouts, the key
+ * prefix and whether each lock gets its own etcd lease. Where the servers are is not set here but
+ * on {@link EtcdLockProvider.Builder#endpoints(String...)}; lease timing (the session TTL) neither,
+ * but through {@link io.distlock.LockOptions#leaseTime()}: the provider's one session lease is
+ * granted with that time rounded up to whole seconds (etcd TTLs are whole seconds, and the server
+ * may raise a TTL to its minimum, about 1.5 × the election timeout), kept alive every {@code
+ * leaseTime * renewalFraction}, and the client believes a lock valid only until {@code
+ * lastKeepaliveSent + leaseTime - safetyMargin}.
  *
- * <p>Lease timing (the session TTL) is not set here but through {@link io.distlock.LockOptions#leaseTime()}:
- * the provider's one session lease is granted with that time rounded up to whole seconds (etcd
- * TTLs are whole seconds, and the server may raise a TTL to its minimum, about 1.5 × the election
- * timeout), kept alive every {@code leaseTime * renewalFraction}, and the client believes a lock
- * valid only until {@code lastKeepaliveSent + leaseTime - safetyMargin}.
+ * <p>Immutable; build with {@link #builder()}, derive with {@link #mutate()}. Every setter checks
+ * its argument at once and names the rule it breaks. {@link #toString()} never shows the password.
+ *
+ * <pre>{@code
+ * EtcdLockOptions options = EtcdLockOptions.builder()
+ *         .keyPrefix("/myapp/locks/")
+ *         .credentials(Credentials.of("locker", secret))
+ *         .tls(TlsOptions.builder().trustCertificates(Path.of("ca.pem")).build())
+ *         .build();
+ * }</pre>
  */
 public final class EtcdLockOptions {
 
-    /** Default endpoint: {@code 127.0.0.1:2379}. */
-    public static final String DEFAULT_ENDPOINT = "127.0.0.1:2379";
     /** Default key prefix: {@code /distlock/}. */
     public static final String DEFAULT_KEY_PREFIX = "/distlock/";
-    /** Default deadline of one etcd request: 5 seconds. */
-    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    /** Shortest request or connect timeout accepted: 10 ms. */
+    public static final Duration MIN_TIMEOUT = Duration.ofMillis(10);
 
-    private static final Pattern ENDPOINT =
-            Pattern.compile("(?:(https?)://)?(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9_.-]+):(\\d{1,5})");
     private static final Pattern PREFIX = Pattern.compile("/[\\x21-\\x7E&&[^*?\\[\\]\\\\]]*/");
     private static final EtcdLockOptions DEFAULTS = builder().build();
 
-    private final List<String> endpoints;
     private final String keyPrefix;
-    private final Duration requestTimeout;
-    private final String user;
-    private final String password;
-    private final Path trustCertificate;
-    private final Path clientCertificate;
-    private final Path clientKey;
+    private final Credentials credentials;
+    private final TlsOptions tls;
+    private final TimeoutOptions timeouts;
     private final boolean perLockLease;
 
     private EtcdLockOptions(Builder b) {
-        this.endpoints = List.copyOf(b.endpoints.isEmpty() ? List.of(DEFAULT_ENDPOINT) : b.endpoints);
         this.keyPrefix = b.keyPrefix;
-        this.requestTimeout = b.requestTimeout;
-        this.user = b.user;
-        this.password = b.password;
-        this.trustCertificate = b.trustCertificate;
-        this.clientCertificate = b.clientCertificate;
-        this.clientKey = b.clientKey;
+        this.credentials = b.credentials;
+        this.tls = b.tls;
+        this.timeouts = b.timeouts;
         this.perLockLease = b.perLockLease;
     }
 
-    /** The default options: {@value #DEFAULT_ENDPOINT}, prefix {@value #DEFAULT_KEY_PREFIX}, 5 s requests. */
+    /**
+     * The defaults: prefix {@value #DEFAULT_KEY_PREFIX}, no credentials, no TLS, {@link
+     * TimeoutOptions#defaults()}, the session lease.
+     */
     public static EtcdLockOptions defaults() {
         return DEFAULTS;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -68,21 +69,12 @@ public final class EtcdLockOptions {
     /** A builder initialised with these options. */
     public Builder mutate() {
         Builder b = new Builder();
-        b.endpoints.addAll(endpoints);
         b.keyPrefix = keyPrefix;
-        b.requestTimeout = requestTimeout;
-        b.user = user;
-        b.password = password;
-        b.trustCertificate = trustCertificate;
-        b.clientCertificate = clientCertificate;
-        b.clientKey = clientKey;
+        b.credentials = credentials;
+        b.tls = tls;
+        b.timeouts = timeouts;
         b.perLockLease = perLockLease;
         return b;
-    }
-
-    /** Endpoints as {@code host:port} or {@code http(s)://host:port}. */
-    public List<String> endpoints() {
-        return endpoints;
     }
 
     /** The prefix under which every lock's keys live; starts and ends with {@code /}. */
@@ -90,46 +82,19 @@ public final class EtcdLockOptions {
         return keyPrefix;
     }
 
-    /** Deadline of each etcd request (the keepalive and watch streams are bounded by the lease instead). */
-    public Duration requestTimeout() {
-        return requestTimeout;
+    /** The etcd user and password, if the servers authenticate. */
+    public Optional<Credentials> credentials() {
+        return Optional.ofNullable(credentials);
     }
 
-    public Optional<String> user() {
-        return Optional.ofNullable(user);
+    /** How connections use TLS; {@link TlsOptions#disabled()} by default. */
+    public TlsOptions tls() {
+        return tls;
     }
 
-    /** The password, for the client builder only; never logged. */
-    public Optional<String> password() {
-        return Optional.ofNullable(password);
-    }
-
-    /** PEM file of the CA that signed the servers' certificates; when set, connections use TLS. */
-    public Optional<Path> trustCertificate() {
-        return Optional.ofNullable(trustCertificate);
-    }
-
-    /**
-     * PEM file of the client certificate presented to the servers (mutual TLS, etcd's {@code
-     * --client-cert-auth}); set together with {@link #clientKey()}.
-     */
-    public Optional<Path> clientCertificate() {
-        return Optional.ofNullable(clientCertificate);
-    }
-
-    /** PEM file (PKCS#8, unencrypted) of the private key of {@link #clientCertificate()}. */
-    public Optional<Path> clientKey() {
-        return Optional.ofNullable(clientKey);
-    }
-
-    /**
-     * Whether TLS is used (a trust certificate or a client certificate is set, or an endpoint says
-     * {@code https://}).
-     */
-    public boolean tls() {
-        return trustCertificate != null
-                || clientCertificate != null
-                || endpoints.stream().anyMatch(e -> e.startsWith("https://"));
+    /** Connect and request timeouts; {@link TimeoutOptions#defaults()} by default. */
+    public TimeoutOptions timeouts() {
+        return timeouts;
     }
 
     /**
@@ -140,86 +105,30 @@ public final class EtcdLockOptions {
         return perLockLease;
     }
 
-    /** The endpoints as URIs with scheme ({@code https} when {@link #tls()}). */
-    public List<String> endpointUris() {
-        List<String> out = new ArrayList<>();
-        for (String e : endpoints) {
-            if (e.startsWith("http://") || e.startsWith("https://")) {
-                out.add(e);
-            } else {
-                out.add((tls() ? "https://" : "http://") + e);
-            }
-        }
-        return out;
-    }
-
+    /** Names every setting; the password as {@code ****}. */
     @Override
     public String toString() {
-        return "EtcdLockOptions{endpoints=" + endpoints + ", keyPrefix='" + keyPrefix + "', requestTimeout="
-                + requestTimeout + ", user=" + user + ", password=" + (password == null ? "none" : "****")
-                + ", trustCertificate=" + trustCertificate + ", clientCertificate=" + clientCertificate
-                + ", clientKey=" + clientKey + ", perLockLease=" + perLockLease + '}';
+        return "EtcdLockOptions{keyPrefix='" + keyPrefix + "', credentials="
+                + (credentials == null ? "none" : credentials) + ", tls=" + tls + ", timeouts=" + timeouts
+                + ", perLockLease=" + perLockLease + '}';
     }
 
     /** Builder for {@link EtcdLockOptions}. */
     public static final class Builder {
-        private final List<String> endpoints = new ArrayList<>();
         private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
-        private String user;
-        private String password;
-        private Path trustCertificate;
-        private Path clientCertificate;
-        private Path clientKey;
+        private Credentials credentials;
+        private TlsOptions tls = TlsOptions.disabled();
+        private TimeoutOptions timeouts = TimeoutOptions.defaults();
         private boolean perLockLease;
 
         private Builder() {}
 
         /**
-         * Replaces the endpoints.
+         * The prefix under which every lock's keys live (default {@value #DEFAULT_KEY_PREFIX}); an
+         * etcd user needs a role with readwrite permission on the range {@code [prefix, prefix end)}.
          *
-         * @throws IllegalArgumentException if empty or an endpoint is not {@code [http(s)://]host:port}
-         */
-        public Builder endpoints(List<String> endpoints) {
-            Objects.requireNonNull(endpoints, "endpoints must not be null");
-            if (endpoints.isEmpty()) {
-                throw new IllegalArgumentException("endpoints must not be empty");
-            }
-            List<String> checked = new ArrayList<>();
-            for (String e : endpoints) {
-                checked.add(checkEndpoint(e));
-            }
-            this.endpoints.clear();
-            this.endpoints.addAll(checked);
-            return this;
-        }
-
-        /** Shortcut for {@code endpoints(List.of(endpoints))}. */
-        public Builder endpoints(String... endpoints) {
-            Objects.requireNonNull(endpoints, "endpoints must not be null");
-            return endpoints(List.of(endpoints));
-        }
-
-        private static String checkEndpoint(String e) {
-            if (e == null) {
-                throw new IllegalArgumentException("endpoint must not be null");
-            }
-            String s = e.trim();
-            var m = ENDPOINT.matcher(s);
-            if (!m.matches()) {
-                throw new IllegalArgumentException(
-                        "endpoint must be host:port or http(s)://host:port (was '" + e + "')");
-            }
-            int port = Integer.parseInt(m.group(3));
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("endpoint port must be 1..65535 (was '" + e + "')");
-            }
-            return s;
-        }
-
-        /**
-         * @throws IllegalArgumentException unless the prefix starts and ends with {@code /} and
-         *     contains only printable ASCII without whitespace, {@code *?[]\}
+         * @throws IllegalArgumentException unless the prefix starts and ends with {@code /}, is at
+         *     most 128 characters and contains only printable ASCII without whitespace or {@code *?[]\}
          */
         public Builder keyPrefix(String keyPrefix) {
             Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
@@ -232,73 +141,66 @@ public final class EtcdLockOptions {
             return this;
         }
 
-        /** @throws IllegalArgumentException unless between 10 ms and 10 minutes */
-        public Builder requestTimeout(Duration requestTimeout) {
-            Objects.requireNonNull(requestTimeout, "requestTimeout must not be null");
-            if (requestTimeout.compareTo(Duration.ofMillis(10)) < 0
-                    || requestTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException(
-                        "requestTimeout must be between 10ms and 10 minutes (was " + requestTimeout + ")");
+        /**
+         * The etcd user and password (etcd's {@code Authenticate}); {@code null} for none (the
+         * default). Wrong credentials fail the first request with a {@link
+         * io.distlock.LockConfigurationException}, never retried.
+         *
+         * @throws IllegalArgumentException if the credentials have no user name (etcd has no
+         *     default user)
+         */
+        public Builder credentials(Credentials credentials) {
+            if (credentials != null && credentials.user().isEmpty()) {
+                throw new IllegalArgumentException("credentials must name an etcd user (etcd has no default user)");
             }
-            this.requestTimeout = requestTimeout;
+            this.credentials = credentials;
             return this;
         }
 
         /**
-         * etcd user and password (both or neither).
+         * How connections use TLS (default {@link TlsOptions#disabled()}); TLS on makes every
+         * endpoint without a scheme {@code https}. Trust comes from a PEM file of CA certificates
+         * ({@code trustCertificates}), a PKCS#12 or JKS trust store ({@code trustStore}), or the
+         * JVM's default trust store. A client certificate (mutual TLS, etcd's {@code
+         * --client-cert-auth}) is a PEM certificate chain and a PEM private key in PKCS#8, not
+         * encrypted ({@code openssl pkcs8 -topk8 -nocrypt} converts one); etcd then takes the
+         * certificate's common name as the user when no {@link #credentials} are set. A server
+         * certificate the trust does not accept fails the first request with a {@link
+         * io.distlock.LockConfigurationException}.
          *
-         * @throws IllegalArgumentException if the user is empty or exactly one of them is null
+         * @throws IllegalArgumentException if {@code tls} uses an {@code sslContext}: jetcd's gRPC
+         *     transport needs a Netty {@code SslContext} it builds itself, with HTTP/2 negotiation
          */
-        public Builder credentials(String user, String password) {
-            if ((user == null) != (password == null)) {
-                throw new IllegalArgumentException("user and password must be given together");
+        public Builder tls(TlsOptions tls) {
+            Objects.requireNonNull(tls, "tls must not be null");
+            if (tls.sslContext().isPresent()) {
+                throw new IllegalArgumentException("tls: sslContext is not supported by the etcd backend (jetcd's gRPC"
+                        + " transport builds its own Netty SslContext); use trustCertificates or trustStore, and"
+                        + " clientCertificate");
             }
-            if (user != null && user.isEmpty()) {
-                throw new IllegalArgumentException("user must not be empty");
-            }
-            this.user = user;
-            this.password = password;
+            this.tls = tls;
             return this;
         }
 
         /**
-         * PEM file of the CA that signs the servers' certificates; turns TLS on.
+         * Connect and request timeouts (default {@link TimeoutOptions#defaults()}). The connect
+         * timeout bounds opening a TCP connection to a member (the TLS handshake and authentication
+         * count towards the first request); the request timeout bounds each etcd request, jetcd's
+         * retries of it included (keepalives and watches are bounded by the lease instead).
          *
-         * @throws IllegalArgumentException if the file is not readable
+         * @throws IllegalArgumentException if a timeout is shorter than {@link #MIN_TIMEOUT}
          */
-        public Builder trustCertificate(Path pem) {
-            if (pem != null && !Files.isReadable(pem)) {
-                throw new IllegalArgumentException("trustCertificate must be a readable file (was " + pem + ")");
-            }
-            this.trustCertificate = pem;
-            return this;
-        }
-
-        /**
-         * The client certificate and its private key, both PEM files, for servers that require one
-         * (mutual TLS: etcd's {@code --client-cert-auth}); turns TLS on. etcd then also takes the
-         * certificate's common name as the user when no {@link #credentials} are set. The key must
-         * be PKCS#8 and not encrypted ({@code openssl pkcs8 -topk8 -nocrypt} converts one). The
-         * servers' certificates are checked against {@link #trustCertificate} if set, else against
-         * the JVM's trusted CAs. {@code null} for both: no client certificate.
-         *
-         * @throws IllegalArgumentException if only one of the two is given, or a file is not readable
-         */
-        public Builder clientCertificate(Path certificatePem, Path privateKeyPem) {
-            if ((certificatePem == null) != (privateKeyPem == null)) {
+        public Builder timeouts(TimeoutOptions timeouts) {
+            Objects.requireNonNull(timeouts, "timeouts must not be null");
+            if (timeouts.connectTimeout().compareTo(MIN_TIMEOUT) < 0) {
                 throw new IllegalArgumentException(
-                        "clientCertificate and its private key must be given together (was certificate "
-                                + certificatePem + ", key " + privateKeyPem + ")");
+                        "connectTimeout must be at least 10ms (was " + timeouts.connectTimeout() + ")");
             }
-            if (certificatePem != null && !Files.isReadable(certificatePem)) {
+            if (timeouts.requestTimeout().compareTo(MIN_TIMEOUT) < 0) {
                 throw new IllegalArgumentException(
-                        "clientCertificate must be a readable file (was " + certificatePem + ")");
+                        "requestTimeout must be at least 10ms (was " + timeouts.requestTimeout() + ")");
             }
-            if (privateKeyPem != null && !Files.isReadable(privateKeyPem)) {
-                throw new IllegalArgumentException("clientKey must be a readable file (was " + privateKeyPem + ")");
-            }
-            this.clientCertificate = certificatePem;
-            this.clientKey = privateKeyPem;
+            this.timeouts = timeouts;
             return this;
         }
 
@@ -317,6 +219,7 @@ public final class EtcdLockOptions {
             return this;
         }
 
+        /** The options; every setting was checked when it was set. */
         public EtcdLockOptions build() {
             return new EtcdLockOptions(this);
         }

@@ -3,25 +3,17 @@ package io.distlock.etcd;
 import io.distlock.Capabilities;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
-import io.distlock.LockConfigurationException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.etcd.internal.ChannelTap;
+import io.distlock.etcd.internal.Endpoints;
 import io.distlock.etcd.internal.EtcdDriver;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.ClientBuilder;
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.slf4j.LoggerFactory;
+import java.util.Optional;
 
 /**
  * Distributed locks on etcd ({@code etcd://host1:2379,host2:2379}): revision-ordered keys on one
@@ -32,10 +24,10 @@ import org.slf4j.LoggerFactory;
  * The provider grants one etcd lease (the <em>session</em>, TTL = {@link LockOptions#leaseTime()}
  * rounded up to whole seconds) and keeps it alive with one keepalive request every {@code leaseTime
  * * renewalFraction}, however many locks it holds. An acquisition is one transaction: create {@code
- * <prefix><encoded name>/<lease>-<attempt>} with the lease if absent, and read the oldest key under
- * the lock's prefix. If that is ours, we hold the lock; otherwise we watch the lock's deletes and
- * count down the keys older than ours: when the last one goes we hold the lock, without another
- * request, and only that waiter is woken. Release deletes our key (one round trip);
+ * <prefix><encoded name>/<lease>-<slot>} with the lease if absent, and read the oldest key under the
+ * lock's prefix. If that is ours, we hold the lock; otherwise we watch the key created just before
+ * ours for its delete: when the last key older than ours goes we hold the lock, usually without
+ * another request, and only that waiter is woken. Release deletes our key (one round trip);
  * {@link #close()} revokes the session lease, which deletes every key on it.
  *
  * <h2>Guarantees and limits</h2>
@@ -60,6 +52,10 @@ import org.slf4j.LoggerFactory;
  *       over and restarts their TTL on a new leader).
  *   <li>Waiters are served in the order they first asked (create revision), unless their session
  *       dies, in which case they queue again.
+ *   <li>Wrong credentials, a user without permission on the key prefix and a server certificate
+ *       the TLS trust does not accept fail the first request with {@link
+ *       io.distlock.LockConfigurationException}, never retried; an unreachable or failing cluster
+ *       is a {@link io.distlock.BackendUnavailableException}, retried within the caller's wait.
  * </ul>
  *
  * <h2>Per-lock leases</h2>
@@ -68,14 +64,13 @@ import org.slf4j.LoggerFactory;
  * perLockLease=true}) every acquisition gets its own etcd lease instead of the session's, so a lock
  * lost (revoked, expired) takes no other lock with it. Cost: one more round trip per acquisition
  * ({@code LeaseGrant} before the transaction); release revokes the lease (one round trip, it
- * deletes the key). Each such lease is kept alive like the session lease (one keepalive every {@code
- * leaseTime * renewalFraction}, validity counted from when it was sent), so keepalive traffic grows
- * with the number of held locks, unlike the session's. etcd and jetcd handle thousands of leases
- * poorly: keep the session lease for many locks per process.
+ * deletes the key). Each such lease is kept alive like the session lease, so keepalive traffic
+ * grows with the number of held locks, unlike the session's.
  *
  * <pre>{@code
  * try (EtcdLockProvider locks = EtcdLockProvider.builder()
- *         .etcdOptions(EtcdLockOptions.builder().endpoints("10.0.0.1:2379", "10.0.0.2:2379").build())
+ *         .endpoints("10.0.0.1:2379", "10.0.0.2:2379")
+ *         .options(EtcdLockOptions.builder().keyPrefix("/myapp/locks/").build())
  *         .leaseTime(Duration.ofSeconds(10))
  *         .build()) {
  *     try (Lease lease = locks.lock("invoice-42").acquire()) {
@@ -85,144 +80,29 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class EtcdLockProvider implements LockProvider {
-    /** Default session lease time when no {@link LockOptions} are given: 10 seconds. */
-    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(10);
+    /** The endpoint used when none is given: {@code 127.0.0.1:2379}. */
+    public static final String DEFAULT_ENDPOINT = "127.0.0.1:2379";
 
     private final LockEngine engine;
     private final EtcdDriver driver;
-    private final EtcdLockOptions etcdOptions;
+    private final EtcdLockOptions options;
+    /** The endpoints with their scheme; empty for a client passed in. */
+    private final List<String> endpointUris;
 
     private EtcdLockProvider(Builder b) {
-        this.etcdOptions = b.etcdOptions;
-        Client client = b.client;
-        boolean owns = client == null;
-        ChannelTap tap = null;
-        if (owns) {
-            tap = EtcdDriver.channelTap(etcdOptions);
-            client = buildClient(etcdOptions, tap);
+        this.options = b.options;
+        if (b.client != null) {
+            this.endpointUris = List.of();
+            this.driver = EtcdDriver.onClient(b.client, options, b.lockOptions);
+        } else {
+            List<String> endpoints = b.endpoints == null ? List.of(DEFAULT_ENDPOINT) : b.endpoints;
+            this.endpointUris = Endpoints.uris(endpoints, options.tls().isEnabled());
+            this.driver = EtcdDriver.connect(endpointUris, options, b.lockOptions);
         }
-        this.driver = new EtcdDriver(client, owns, etcdOptions, b.options, tap);
-        this.engine = LockEngine.create(driver, b.options);
+        this.engine = LockEngine.create(driver, b.lockOptions);
     }
 
-    /** A fifth of the request timeout, at least 1 ms, at most jetcd's default of 500 ms. */
-    static long retryDelayMillis(Duration requestTimeout) {
-        return Math.max(1, Math.min(500, requestTimeout.toMillis() / 5));
-    }
-
-    /** Half the request timeout, at most jetcd's default of 2.5 s, always above the first delay. */
-    static long retryMaxDelayMillis(Duration requestTimeout) {
-        return Math.max(retryDelayMillis(requestTimeout) + 1, Math.min(2_500, requestTimeout.toMillis() / 2));
-    }
-
-    /** gRPC's HTTP/2 frame logger: at DEBUG it writes every frame in hex. */
-    static final String GRPC_FRAME_LOGGER = "io.grpc.netty.NettyClientHandler";
-
-    /**
-     * gRPC (grpc-netty) logs every HTTP/2 frame in hex on {@link #GRPC_FRAME_LOGGER} at DEBUG —
-     * including jetcd's {@code Authenticate} request, which carries the user name and password, and
-     * the {@code token} header of every later call. Nothing in SLF4J lets a library turn a logger
-     * off, so warn (without any secret) when that logger is enabled.
-     */
-    private static void warnIfGrpcFramesAreLogged() {
-        boolean slf4j = LoggerFactory.getLogger(GRPC_FRAME_LOGGER).isDebugEnabled();
-        boolean jul = java.util.logging.Logger.getLogger(GRPC_FRAME_LOGGER).isLoggable(java.util.logging.Level.FINE);
-        if (slf4j || jul) {
-            LoggerFactory.getLogger(EtcdLockProvider.class)
-                    .warn(
-                            "distlock.etcd.grpc_frames_logged logger={}: at DEBUG gRPC writes every HTTP/2 frame in hex,"
-                                    + " including the etcd password (Authenticate request) and the auth token; set that"
-                                    + " logger to INFO or above",
-                            GRPC_FRAME_LOGGER);
-        }
-    }
-
-    /**
-     * The endpoints that would receive credentials in clear: plain {@code http} to a host that is
-     * not a loopback address ({@code localhost} or a literal loopback IP; other names are not
-     * resolved and count as remote). Empty when TLS is on or no credentials are set.
-     */
-    static List<String> credentialsInClear(EtcdLockOptions o) {
-        if (o.user().isEmpty() || o.tls()) {
-            return List.of();
-        }
-        List<String> out = new ArrayList<>();
-        for (String uri : o.endpointUris()) {
-            String host = URI.create(uri).getHost();
-            if (host == null || !isLoopback(host)) {
-                out.add(uri);
-            }
-        }
-        return out;
-    }
-
-    private static boolean isLoopback(String host) {
-        if (host.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        if (!literal.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
-            return false; // a name: not resolved here
-        }
-        try {
-            return InetAddress.getByName(literal).isLoopbackAddress(); // a literal: no lookup
-        } catch (UnknownHostException e) {
-            return false;
-        }
-    }
-
-    private static Client buildClient(EtcdLockOptions o, ChannelTap tap) {
-        ClientBuilder cb = Client.builder()
-                .endpoints(o.endpointUris().toArray(new String[0]))
-                .connectTimeout(o.requestTimeout())
-                .retryMaxDuration(o.requestTimeout())
-                // jetcd's default backoff (500 ms to 2.5 s) must fit inside retryMaxDuration, or every
-                // request fails with "maxDuration must be > the delay" for timeouts under 500 ms
-                .retryChronoUnit(ChronoUnit.MILLIS)
-                .retryDelay(retryDelayMillis(o.requestTimeout()))
-                .retryMaxDelay(retryMaxDelayMillis(o.requestTimeout()))
-                // fail fast (and retry) while no connection is ready, instead of waiting silently until
-                // the deadline: the caller then sees why (refused, TLS handshake failed, ...)
-                .waitForReady(false)
-                .interceptor(tap); // a deadline on every unary call; the shared watch stream's channel
-        if (o.user().isPresent()) {
-            cb.user(ByteSequence.from(o.user().get(), StandardCharsets.UTF_8));
-            cb.password(ByteSequence.from(o.password().orElse(""), StandardCharsets.UTF_8));
-            warnIfGrpcFramesAreLogged();
-            List<String> clear = credentialsInClear(o);
-            if (!clear.isEmpty()) {
-                LoggerFactory.getLogger(EtcdLockProvider.class)
-                        .warn(
-                                "distlock.etcd.credentials_in_clear endpoints={}: the etcd user and password go to"
-                                        + " these endpoints without TLS; use https endpoints (trustCertificate)",
-                                clear);
-            }
-        }
-        if (o.trustCertificate().isPresent() || o.clientCertificate().isPresent()) {
-            try {
-                cb.sslContext(ssl -> {
-                    if (o.trustCertificate().isPresent()) {
-                        ssl.trustManager(o.trustCertificate().get().toFile());
-                    }
-                    if (o.clientCertificate().isPresent()) {
-                        ssl.keyManager(
-                                o.clientCertificate().get().toFile(),
-                                o.clientKey().orElseThrow().toFile());
-                    }
-                });
-            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-                throw new LockConfigurationException(
-                        "cannot use trustCertificate " + o.trustCertificate().orElse(null) + ", clientCertificate "
-                                + o.clientCertificate().orElse(null) + ", clientKey "
-                                + o.clientKey().orElse(null)
-                                + ": " + e.getMessage(),
-                        "etcd",
-                        e);
-            }
-        }
-        return cb.build();
-    }
-
+    /** A builder: endpoints (or a client), etcd options, lock options. */
     public static Builder builder() {
         return new Builder();
     }
@@ -247,44 +127,52 @@ public final class EtcdLockProvider implements LockProvider {
         return engine.heldLeases();
     }
 
-    /** The lock settings (lease time, safety margin) this provider runs with. */
-    public LockOptions options() {
+    /** The etcd settings this provider runs with. */
+    public EtcdLockOptions options() {
+        return options;
+    }
+
+    /** The lock settings (lease time, safety margin, ...) this provider runs with. */
+    public LockOptions lockOptions() {
         return engine.options();
     }
 
-    /** The etcd settings this provider runs with. */
-    public EtcdLockOptions etcdOptions() {
-        return etcdOptions;
+    /**
+     * Also offers {@link FaultHooks}: {@code simulateCrash()} stops the keepalives and closes the
+     * connection without revoking any lease, so this client's locks stay on the server until their
+     * lease's TTL runs out; its leases are reported lost locally.
+     */
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == FaultHooks.class) {
+            return Optional.of(type.cast(engine.faultHooks(driver::crash)));
+        }
+        return LockProvider.super.unwrap(type);
     }
 
-    /** The id of the current session lease, or -1 if none is granted yet (for tools and tests). */
-    public long sessionLeaseId() {
+    /** The endpoints with their scheme ({@code http(s)://host:port}); empty for a client passed in. */
+    List<String> endpointUris() {
+        return endpointUris;
+    }
+
+    /** The id of the current session lease, or -1 if none is granted. */
+    long sessionLeaseId() {
         return driver.currentLeaseId();
     }
 
-    /** gRPC watch streams this provider opened (its shared one, reopened after a break); -1: none (tests). */
+    /** gRPC watch streams this provider opened (its shared one, reopened after a break); -1: none. */
     long watchStreamsOpened() {
         return driver.watchStreamsOpened();
     }
 
-    /** Watches set up on this provider's shared watch stream; -1: none (tests). */
+    /** Watches set up on this provider's shared watch stream; -1: none. */
     long sharedWatchesSetUp() {
         return driver.sharedWatchesSetUp();
     }
 
     /**
-     * Simulates a crash of this client: keepalives stop and the connection closes without revoking
-     * the session lease, so its locks stay on the server until the lease's TTL runs out. Held
-     * leases are reported lost locally. For tests and fault injection.
-     */
-    public void simulateCrash() {
-        driver.crash();
-        engine.abandon();
-    }
-
-    /**
      * Releases held leases, revokes the session lease (deleting every key on it), stops the
-     * keepalive thread and closes the jetcd client if this provider created it.
+     * session thread and closes the jetcd client if this provider created it.
      */
     @Override
     public void close() {
@@ -293,53 +181,90 @@ public final class EtcdLockProvider implements LockProvider {
 
     @Override
     public String toString() {
-        return "EtcdLockProvider{" + etcdOptions + ", " + engine.options() + '}';
+        return "EtcdLockProvider{" + (endpointUris.isEmpty() ? "client passed in" : "endpoints=" + endpointUris) + ", "
+                + options + ", " + engine.options() + '}';
     }
 
     /** Builder for {@link EtcdLockProvider}. */
     public static final class Builder {
-        private EtcdLockOptions etcdOptions = EtcdLockOptions.defaults();
-        private LockOptions options =
-                LockOptions.defaults().mutate().leaseTime(DEFAULT_LEASE_TIME).build();
+        private List<String> endpoints;
         private Client client;
+        private EtcdLockOptions options = EtcdLockOptions.defaults();
+        private LockOptions lockOptions = LockOptions.defaults();
 
         private Builder() {}
 
-        public Builder etcdOptions(EtcdLockOptions etcdOptions) {
-            this.etcdOptions = Objects.requireNonNull(etcdOptions, "etcdOptions must not be null");
+        /**
+         * The cluster's endpoints, {@code host:port} or {@code http(s)://host:port} (default {@value
+         * #DEFAULT_ENDPOINT}); without a scheme an endpoint is {@code https} when {@link
+         * EtcdLockOptions#tls()} is on, else {@code http}. Give several members: jetcd spreads
+         * requests and fails over among them.
+         *
+         * @throws IllegalArgumentException if empty or an endpoint is not {@code [http(s)://]host:port}
+         */
+        public Builder endpoints(List<String> endpoints) {
+            this.endpoints = Endpoints.check(endpoints);
             return this;
         }
 
-        /** Lease settings; {@code leaseTime} is the session lease's TTL. Default: 10 s lease time. */
-        public Builder options(LockOptions options) {
-            this.options = Objects.requireNonNull(options, "options must not be null");
-            return this;
-        }
-
-        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
-        public Builder leaseTime(Duration leaseTime) {
-            this.options = options.mutate().leaseTime(leaseTime).build();
-            return this;
+        /** Shortcut for {@code endpoints(List.of(endpoints))}. */
+        public Builder endpoints(String... endpoints) {
+            Objects.requireNonNull(endpoints, "endpoints must not be null");
+            return endpoints(List.of(endpoints));
         }
 
         /**
-         * Uses an existing jetcd client instead of building one from the endpoints, credentials and
-         * TLS settings of {@link #etcdOptions(EtcdLockOptions)} (only its key prefix and request
-         * timeout apply then). The provider does not close it. Requests are still bounded by the
-         * request timeout on our side; give the client a deadline interceptor to bound them on the
-         * wire too. Slower under contention than a client the provider builds: the provider cannot
-         * reach such a client's channel, so every wait is a jetcd watcher (one gRPC stream each)
-         * and every request takes jetcd's own path, instead of one shared watch stream per provider
-         * and direct gRPC calls.
+         * Uses an existing jetcd client instead of building one for the {@link #endpoints}; the
+         * provider does not close it. Of {@link #options(EtcdLockOptions)} only the key prefix, the
+         * request timeout and {@code perLockLease} apply then (credentials, TLS and the connect
+         * timeout are the client's). Requests are still bounded by the request timeout on our side;
+         * give the client a deadline interceptor to bound them on the wire too. Slower under
+         * contention than a client the provider builds: the provider cannot reach such a client's
+         * channel, so every wait is a jetcd watcher (one gRPC stream each) and every request takes
+         * jetcd's own path, instead of one shared watch stream per provider and direct gRPC calls.
          */
         public Builder client(Client client) {
             this.client = Objects.requireNonNull(client, "client must not be null");
             return this;
         }
 
-        /** The provider; it opens no connection until the first acquisition. */
+        /** The etcd settings (default {@link EtcdLockOptions#defaults()}). */
+        public Builder options(EtcdLockOptions options) {
+            this.options = Objects.requireNonNull(options, "options must not be null");
+            return this;
+        }
+
+        /**
+         * The lease settings (default {@link LockOptions#defaults()}); {@code leaseTime} is the
+         * session lease's TTL.
+         */
+        public Builder lockOptions(LockOptions lockOptions) {
+            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
+            return this;
+        }
+
+        /** Shortcut for {@code lockOptions(lockOptions.mutate().leaseTime(leaseTime).build())}. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /**
+         * The provider; it opens no connection until the first acquisition.
+         *
+         * @throws IllegalArgumentException if both endpoints and a client are set, or an endpoint
+         *     says {@code http://} while TLS is on
+         */
         public EtcdLockProvider build() {
+            if (endpoints != null && client != null) {
+                throw new IllegalArgumentException("set either endpoints or client, not both");
+            }
             return new EtcdLockProvider(this);
+        }
+
+        @Override
+        public String toString() {
+            return "EtcdLockProvider.Builder{endpoints=" + endpoints + ", " + options + ", " + lockOptions + '}';
         }
     }
 }

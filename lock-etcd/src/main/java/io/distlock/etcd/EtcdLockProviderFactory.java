@@ -1,10 +1,15 @@
 package io.distlock.etcd;
 
+import io.distlock.Credentials;
+import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.spi.LockProviderFactory;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -12,15 +17,27 @@ import java.util.function.UnaryOperator;
 
 /**
  * Opens {@code etcd://[user:password@]host1:2379,host2:2379[/prefix/]?param=value} through {@link
- * io.distlock.LockProviders#open(URI)}. Parameters: {@code leaseTime}, {@code autoRenew}, {@code
- * maxHoldTime} (common to every backend), {@code requestTimeout}, {@code keyPrefix} (or the URI's
- * path), {@code user}, {@code password}, {@code tls} ({@code true} for {@code https}), {@code
- * trustCertificate} (a PEM file; implies TLS), {@code clientCertificate} and {@code clientKey} (PEM
- * files, together: mutual TLS; imply TLS), {@code perLockLease} ({@code true}: one etcd lease
- * per acquisition instead of the session lease). Unknown parameters are rejected; messages never
- * contain the password.
+ * io.distlock.LockProviders#open(URI)}. A host without a port gets 2379. Parameters:
+ *
+ * <ul>
+ *   <li>{@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}, {@code maxRenewals}: common to
+ *       every backend ({@link LockOptions});
+ *   <li>{@code connectTimeout}, {@code requestTimeout} ({@link TimeoutOptions});
+ *   <li>{@code keyPrefix} (or the URI's path);
+ *   <li>{@code user}, {@code password} (or the URI's user info);
+ *   <li>{@code tls} ({@code true}: TLS with the JVM's default trust unless a trust source is given),
+ *       {@code trustCertificates} (a PEM file), {@code trustStore} and {@code trustStorePassword} (a
+ *       PKCS#12 or JKS store), {@code clientCertificate} and {@code clientKey} (PEM files,
+ *       together: mutual TLS); each of these turns TLS on ({@link TlsOptions});
+ *   <li>{@code perLockLease} ({@code true}: one etcd lease per acquisition instead of the session
+ *       lease).
+ * </ul>
+ *
+ * Unknown parameters are rejected with a {@link io.distlock.LockConfigurationException} naming them;
+ * messages never contain the password.
  */
 public final class EtcdLockProviderFactory implements LockProviderFactory {
+    private static final int DEFAULT_PORT = 2379;
 
     @Override
     public Set<String> schemes() {
@@ -33,15 +50,9 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
     }
 
     @Override
-    public LockProvider open(URI uri, UnaryOperator<io.distlock.LockOptions> customizer) {
+    public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         UriParameters params = UriParameters.of(uri, "etcd");
-        var lockOptions = LockProviderFactory.customize(
-                params.lockOptions(io.distlock.LockOptions.defaults()
-                        .mutate()
-                        .leaseTime(EtcdLockProvider.DEFAULT_LEASE_TIME)
-                        .build()),
-                customizer);
-        EtcdLockOptions.Builder b = EtcdLockOptions.builder();
+        LockOptions lockOptions = LockProviderFactory.customize(params.lockOptions(LockOptions.defaults()), customizer);
         String authority = uri.getRawAuthority();
         if (authority == null || authority.isEmpty()) {
             throw params.error("etcd URI needs host:port[,host:port...]");
@@ -59,28 +70,20 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
         if (authority.isEmpty()) {
             throw params.error("etcd URI needs host:port[,host:port...] after the user info");
         }
-        String pUser = params.string("user", null);
-        String pPassword = params.string("password", null);
-        if (pUser != null) {
-            user = pUser;
-        }
-        if (pPassword != null) {
-            password = pPassword;
-        }
-        boolean tls = Boolean.TRUE.equals(params.bool("tls", false));
+        user = params.string("user", user);
+        password = params.string("password", password);
         List<String> endpoints = new ArrayList<>();
         for (String hp : authority.split(",")) {
             if (hp.isBlank()) {
                 throw params.error("empty endpoint in the host list");
             }
-            endpoints.add((tls ? "https://" : "") + (hp.indexOf(':') < 0 || hp.endsWith("]") ? hp + ":2379" : hp));
+            endpoints.add(hp.indexOf(':') < 0 || hp.endsWith("]") ? hp + ":" + DEFAULT_PORT : hp);
         }
+        EtcdLockProvider.Builder provider = EtcdLockProvider.builder().lockOptions(lockOptions);
+        EtcdLockOptions.Builder b = EtcdLockOptions.builder();
         try {
-            b.endpoints(endpoints);
-            var timeout = params.duration("requestTimeout", null);
-            if (timeout != null) {
-                b.requestTimeout(timeout);
-            }
+            provider.endpoints(endpoints);
+            b.timeouts(timeouts(params));
             String prefix = params.string("keyPrefix", null);
             if (prefix == null && uri.getRawPath() != null && uri.getRawPath().length() > 1) {
                 prefix = UriParameters.decodeComponent(uri.getRawPath());
@@ -92,27 +95,65 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
                 b.keyPrefix(prefix);
             }
             if (user != null || password != null) {
-                b.credentials(user, password == null ? "" : password);
+                if (user == null || user.isEmpty()) {
+                    throw new IllegalArgumentException("a password needs a user (etcd has no default user)");
+                }
+                b.credentials(Credentials.of(user, password == null ? "" : password));
             }
             b.perLockLease(Boolean.TRUE.equals(params.bool("perLockLease", false)));
-            String trust = params.string("trustCertificate", null);
-            if (trust != null) {
-                b.trustCertificate(Path.of(trust));
-            }
-            String clientCertificate = params.string("clientCertificate", null);
-            String clientKey = params.string("clientKey", null);
-            if (clientCertificate != null || clientKey != null) {
-                b.clientCertificate(
-                        clientCertificate == null ? null : Path.of(clientCertificate),
-                        clientKey == null ? null : Path.of(clientKey));
-            }
+            b.tls(tls(params));
         } catch (IllegalArgumentException e) {
             throw params.error(e.getMessage());
         }
         params.rejectUnknown();
-        return EtcdLockProvider.builder()
-                .etcdOptions(b.build())
-                .options(lockOptions)
-                .build();
+        try {
+            return provider.options(b.build()).build();
+        } catch (IllegalArgumentException e) {
+            throw params.error(e.getMessage());
+        }
+    }
+
+    private static TimeoutOptions timeouts(UriParameters params) {
+        TimeoutOptions t = TimeoutOptions.defaults();
+        Duration connect = params.duration("connectTimeout", null);
+        if (connect != null) {
+            t = t.withConnectTimeout(connect);
+        }
+        Duration request = params.duration("requestTimeout", null);
+        if (request != null) {
+            t = t.withRequestTimeout(request);
+        }
+        return t;
+    }
+
+    private static TlsOptions tls(UriParameters params) {
+        Boolean tls = params.bool("tls", null);
+        String trustCertificates = params.string("trustCertificates", null);
+        String trustStore = params.string("trustStore", null);
+        String trustStorePassword = params.string("trustStorePassword", null);
+        String clientCertificate = params.string("clientCertificate", null);
+        String clientKey = params.string("clientKey", null);
+        boolean anySource =
+                trustCertificates != null || trustStore != null || clientCertificate != null || clientKey != null;
+        if (!anySource) {
+            return Boolean.TRUE.equals(tls) ? TlsOptions.enabled() : TlsOptions.disabled();
+        }
+        TlsOptions.Builder b = TlsOptions.builder().enabled(!Boolean.FALSE.equals(tls));
+        if (trustCertificates != null) {
+            b.trustCertificates(Path.of(trustCertificates));
+        }
+        if (trustStore != null) {
+            b.trustStore(Path.of(trustStore), trustStorePassword);
+        } else if (trustStorePassword != null) {
+            throw new IllegalArgumentException("trustStorePassword needs trustStore");
+        }
+        if (clientCertificate == null || clientKey == null) {
+            if (clientCertificate != null || clientKey != null) {
+                throw new IllegalArgumentException("clientCertificate and clientKey must be given together");
+            }
+        } else {
+            b.clientCertificate(Path.of(clientCertificate), Path.of(clientKey));
+        }
+        return b.build();
     }
 }

@@ -36,10 +36,8 @@ class EtcdChildJvmIT {
         InMemoryFencingGuard resource = new InMemoryFencingGuard();
         try (ChildJvmLockClient holder = ChildJvmLockClient.start(uri);
                 EtcdLockProvider other = EtcdLockProvider.builder()
-                        .etcdOptions(EtcdLockOptions.builder()
-                                .endpoints(server.endpoint())
-                                .build())
-                        .options(LockOptions.defaults()
+                        .endpoints(server.endpoint())
+                        .lockOptions(LockOptions.defaults()
                                 .mutate()
                                 .leaseTime(Duration.ofSeconds(2))
                                 .build())

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
+import io.distlock.TimeoutOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,11 +39,12 @@ class EtcdClusterIT {
 
     private EtcdLockProvider client(List<String> endpoints, Duration leaseTime) {
         EtcdLockProvider p = EtcdLockProvider.builder()
-                .etcdOptions(EtcdLockOptions.builder()
-                        .endpoints(endpoints)
-                        .requestTimeout(Duration.ofSeconds(2))
+                .endpoints(endpoints)
+                .options(EtcdLockOptions.builder()
+                        .timeouts(TimeoutOptions.of(Duration.ofSeconds(2)))
                         .build())
-                .options(LockOptions.defaults().mutate().leaseTime(leaseTime).build())
+                .lockOptions(
+                        LockOptions.defaults().mutate().leaseTime(leaseTime).build())
                 .build();
         clients.add(p);
         return p;

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
  * A convoy (several providers acquiring and releasing one lock in a loop) costs no gRPC stream and
  * fewer watch requests than acquisitions: each provider keeps one watch stream, and a wait on a
  * key it already watches (in a convoy: the same other provider's key as last time) reuses that
- * standing watch. Counted from the server's own metrics. Before session 6 every wait opened a gRPC
- * stream of its own and sent a create request on it (≈ 1 of each per acquisition).
+ * standing watch. Counted from the server's own metrics. A gRPC stream (or a create request) per
+ * wait would cost about one of each per acquisition.
  */
 class EtcdConvoyIT {
     private static final int PROVIDERS = 4;
@@ -44,9 +44,8 @@ class EtcdConvoyIT {
 
     private static EtcdLockProvider provider() {
         return EtcdLockProvider.builder()
-                .etcdOptions(
-                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
-                .options(LockOptions.defaults()
+                .endpoints(server.endpoint())
+                .lockOptions(LockOptions.defaults()
                         .mutate()
                         .leaseTime(Duration.ofSeconds(10))
                         .build())
@@ -98,9 +97,9 @@ class EtcdConvoyIT {
                     PROVIDERS, ACQUISITIONS, started, received);
             // each provider keeps one stream (a reconnect would add one)
             assertThat(started.getOrDefault("Watch", 0L)).isBetween(1L, 2L * PROVIDERS);
-            // waits reuse standing watches: fewer watch requests than acquisitions (0.1-0.4 per
-            // acquisition measured; a standing watch is re-made when the queue order changes), where
-            // every wait of the old code sent at least a create
+            // waits reuse standing watches: fewer watch requests than acquisitions (a standing
+            // watch is re-made when the queue order changes); a watch per wait would send at least a
+            // create per wait
             assertThat(received.getOrDefault("Watch", 0L))
                     .as("watch requests for %d acquisitions", ACQUISITIONS)
                     .isBetween(1L, (long) ACQUISITIONS - 1);

@@ -7,6 +7,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
+import io.distlock.TimeoutOptions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -29,11 +30,12 @@ class EtcdFaultIT {
 
     private EtcdLockProvider client(Duration leaseTime) {
         return EtcdLockProvider.builder()
-                .etcdOptions(EtcdLockOptions.builder()
-                        .endpoints(server.endpoint())
-                        .requestTimeout(Duration.ofSeconds(2))
+                .endpoints(server.endpoint())
+                .options(EtcdLockOptions.builder()
+                        .timeouts(TimeoutOptions.of(Duration.ofSeconds(2)))
                         .build())
-                .options(LockOptions.defaults().mutate().leaseTime(leaseTime).build())
+                .lockOptions(
+                        LockOptions.defaults().mutate().leaseTime(leaseTime).build())
                 .build();
     }
 
@@ -60,14 +62,14 @@ class EtcdFaultIT {
 
     @Test
     void releaseTimesOut_sessionAlive_keyDeletedInBackgroundLockFreed() throws Exception {
-        // the nemesis suite found this: a release whose delete timed out (leader election) left the key
-        // on the live session lease, and the keepalive kept the lock blocked for minutes
+        // a release whose delete times out (a leader election) must not leave the key on the live
+        // session lease, where the keepalive would keep the lock blocked for as long as the provider lives
         try (EtcdLockProvider a = EtcdLockProvider.builder()
-                        .etcdOptions(EtcdLockOptions.builder()
-                                .endpoints(server.endpoint())
-                                .requestTimeout(Duration.ofMillis(300))
+                        .endpoints(server.endpoint())
+                        .options(EtcdLockOptions.builder()
+                                .timeouts(TimeoutOptions.of(Duration.ofMillis(300)))
                                 .build())
-                        .options(LockOptions.defaults()
+                        .lockOptions(LockOptions.defaults()
                                 .mutate()
                                 .leaseTime(Duration.ofSeconds(10))
                                 .build())
@@ -126,11 +128,11 @@ class EtcdFaultIT {
                         .endpoints(server.endpoint())
                         .build();
                 EtcdLockProvider a = EtcdLockProvider.builder()
-                        .etcdOptions(EtcdLockOptions.builder()
-                                .endpoints("http://" + proxy.address())
-                                .requestTimeout(Duration.ofSeconds(2))
+                        .endpoints("http://" + proxy.address())
+                        .options(EtcdLockOptions.builder()
+                                .timeouts(TimeoutOptions.of(Duration.ofSeconds(2)))
                                 .build())
-                        .options(LockOptions.defaults()
+                        .lockOptions(LockOptions.defaults()
                                 .mutate()
                                 .leaseTime(Duration.ofSeconds(2))
                                 .build())

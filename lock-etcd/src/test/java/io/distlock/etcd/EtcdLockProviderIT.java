@@ -333,7 +333,7 @@ class EtcdLockProviderIT {
 
     @Test
     void open_etcdUri_givesWorkingProvider() throws Exception {
-        String hostPort = fixture.etcdOptions().endpoints().get(0).replace("http://", "");
+        String hostPort = fixture.endpoints().get(0).replace("http://", "");
         URI uri = URI.create("etcd://" + hostPort + ",127.0.0.1:1/distlock-test/?leaseTime=2s&requestTimeout=3s");
         try (LockProvider p = LockProviders.open(uri)) {
             assertThat(p).isInstanceOf(EtcdLockProvider.class);

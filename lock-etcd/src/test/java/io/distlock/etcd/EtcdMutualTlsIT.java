@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.distlock.Lease;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.testing.servers.EtcdServer;
 import io.distlock.testing.servers.TestCertificates;
 import java.net.URI;
@@ -44,16 +46,17 @@ class EtcdMutualTlsIT {
     }
 
     private EtcdLockProvider provider(boolean withClientCertificate) {
-        EtcdLockOptions.Builder o = EtcdLockOptions.builder()
-                .endpoints(etcd.endpoint())
-                .trustCertificate(certs.caCertificate())
-                .requestTimeout(Duration.ofSeconds(3));
+        TlsOptions.Builder tls = TlsOptions.builder().trustCertificates(certs.caCertificate());
         if (withClientCertificate) {
             // the test server certificate also allows client authentication
-            o.clientCertificate(certs.serverCertificate(), certs.serverKey());
+            tls.clientCertificate(certs.serverCertificate(), certs.serverKey());
         }
         return EtcdLockProvider.builder()
-                .etcdOptions(o.build())
+                .endpoints(etcd.endpoint())
+                .options(EtcdLockOptions.builder()
+                        .tls(tls.build())
+                        .timeouts(TimeoutOptions.of(Duration.ofSeconds(3)))
+                        .build())
                 .leaseTime(Duration.ofSeconds(5))
                 .build();
     }
@@ -79,7 +82,7 @@ class EtcdMutualTlsIT {
 
     @Test
     void uri_clientCertificateAndKey_work() {
-        String uri = "etcd://" + etcd.address() + "?trustCertificate=" + encode(certs.caCertificate())
+        String uri = "etcd://" + etcd.address() + "?trustCertificates=" + encode(certs.caCertificate())
                 + "&clientCertificate=" + encode(certs.serverCertificate())
                 + "&clientKey=" + encode(certs.serverKey());
         try (LockProvider p = LockProviders.open(URI.create(uri))) {

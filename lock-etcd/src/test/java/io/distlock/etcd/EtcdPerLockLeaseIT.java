@@ -161,7 +161,7 @@ class EtcdPerLockLeaseIT {
         String a = name();
         try (LockProvider p = LockProviders.open(URI.create(
                 server.endpoint().replace("http://", "etcd://") + EtcdTckFixture.PREFIX + "?perLockLease=true"))) {
-            assertThat(((EtcdLockProvider) p).etcdOptions().perLockLease()).isTrue();
+            assertThat(((EtcdLockProvider) p).options().perLockLease()).isTrue();
             try (Lease l = p.lock(a).acquire()) {
                 assertThat(leaseOf(a)).isNotZero();
                 assertThat(((EtcdLockProvider) p).sessionLeaseId()).isEqualTo(-1L);

@@ -47,9 +47,8 @@ class EtcdRoundTripsIT {
     @Test
     void uncontended_acquireIsOneTxn_releaseIsOneDelete() throws Exception {
         try (EtcdLockProvider p = EtcdLockProvider.builder()
-                .etcdOptions(
-                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
-                .options(LockOptions.defaults()
+                .endpoints(server.endpoint())
+                .lockOptions(LockOptions.defaults()
                         .mutate()
                         .leaseTime(Duration.ofSeconds(30))
                         .build())
@@ -72,9 +71,8 @@ class EtcdRoundTripsIT {
 
     private static EtcdLockProvider provider() {
         return EtcdLockProvider.builder()
-                .etcdOptions(
-                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
-                .options(LockOptions.defaults()
+                .endpoints(server.endpoint())
+                .lockOptions(LockOptions.defaults()
                         .mutate()
                         .leaseTime(Duration.ofSeconds(30))
                         .build())

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import io.distlock.Credentials;
 import io.distlock.Lease;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockNames;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.EtcdServer;
@@ -114,17 +117,19 @@ class EtcdSecurityIT {
 
     private EtcdLockOptions.Builder options(String user, String password) {
         return EtcdLockOptions.builder()
-                .endpoints(etcd.endpoint())
-                .trustCertificate(certs.caCertificate())
-                .credentials(user, password)
-                .requestTimeout(Duration.ofSeconds(3));
+                .tls(TlsOptions.builder()
+                        .trustCertificates(certs.caCertificate())
+                        .build())
+                .credentials(Credentials.of(user, password))
+                .timeouts(TimeoutOptions.of(Duration.ofSeconds(3)));
     }
 
     private EtcdLockProvider provider(EtcdLockOptions o) {
-        EtcdLockProvider p = EtcdLockProvider.builder()
-                .etcdOptions(o)
-                .leaseTime(Duration.ofSeconds(2))
-                .build();
+        return provider(EtcdLockProvider.builder().endpoints(etcd.endpoint()).options(o));
+    }
+
+    private EtcdLockProvider provider(EtcdLockProvider.Builder b) {
+        EtcdLockProvider p = b.leaseTime(Duration.ofSeconds(2)).build();
         open.add(p);
         return p;
     }
@@ -134,15 +139,19 @@ class EtcdSecurityIT {
         Path caCertificate = certs.caCertificate();
         String secret = PASSWORD;
         // README-BEGIN secure-configuration
-        EtcdLockOptions options = EtcdLockOptions.builder()
+        EtcdLockProvider.Builder locks = EtcdLockProvider.builder()
                 .endpoints(endpoint) // https://host:2379: TLS
-                .keyPrefix("/distlock/") // the prefix range the user's role may read and write
-                .credentials("distlock-app", secret)
-                .trustCertificate(caCertificate) // PEM CA; the server's certificate must match the host
-                .requestTimeout(Duration.ofSeconds(3))
-                .build();
+                .options(EtcdLockOptions.builder()
+                        .keyPrefix("/distlock/") // the prefix range the user's role may read and write
+                        .credentials(Credentials.of("distlock-app", secret))
+                        // PEM CA; the server's certificate must match the host
+                        .tls(TlsOptions.builder()
+                                .trustCertificates(caCertificate)
+                                .build())
+                        .timeouts(TimeoutOptions.of(Duration.ofSeconds(3)))
+                        .build());
         // README-END
-        return provider(options);
+        return provider(locks);
     }
 
     @Test
@@ -205,11 +214,11 @@ class EtcdSecurityIT {
     @Test
     void lockUser_openedFromUri_works() throws Exception {
         String uri = "etcd://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@"
-                + etcd.address() + "/distlock/?tls=true&leaseTime=2s&trustCertificate="
+                + etcd.address() + "/distlock/?tls=true&leaseTime=2s&trustCertificates="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         LockProvider p = LockProviders.open(URI.create(uri));
         open.add(p);
-        assertThat(((EtcdLockProvider) p).etcdOptions().endpointUris()).allMatch(e -> e.startsWith("https://"));
+        assertThat(((EtcdLockProvider) p).endpointUris()).allMatch(e -> e.startsWith("https://"));
         assertThat(p.toString()).doesNotContain(PASSWORD);
         Lease l = p.lock("from-uri").tryAcquire().orElseThrow();
         assertThat(l.release()).isTrue();
@@ -259,8 +268,9 @@ class EtcdSecurityIT {
             assertThat(LogCapture.fullText(t)).doesNotContain(wrong, PASSWORD);
             assertThat(p.toString()).doesNotContain(wrong);
             assertThat(EtcdLockProvider.builder()
-                            .etcdOptions(options(USER, wrong).build())
+                            .options(options(USER, wrong).build())
                             .toString())
+                    .contains(USER)
                     .doesNotContain(wrong);
             p.close();
             assertThat(logs.text()).doesNotContain(wrong, PASSWORD);
@@ -271,13 +281,63 @@ class EtcdSecurityIT {
     void untrustedServerCertificate_failsClearly() {
         try (TestCertificates other = TestCertificates.generate()) {
             EtcdLockProvider p = provider(options(USER, PASSWORD)
-                    .trustCertificate(other.caCertificate())
-                    .requestTimeout(Duration.ofSeconds(2))
+                    .tls(TlsOptions.builder()
+                            .trustCertificates(other.caCertificate())
+                            .build())
+                    .timeouts(TimeoutOptions.of(Duration.ofSeconds(2)))
                     .build());
             Throwable t = catchThrowable(() -> p.lock("untrusted").tryAcquire());
             assertThat(t).isInstanceOf(LockConfigurationException.class).hasMessageContaining("TLS");
             assertThat(LogCapture.fullText(t)).doesNotContain(PASSWORD);
         }
+    }
+
+    /**
+     * Wrong credentials, a user without permission on the key prefix and an untrusted server
+     * certificate are configuration errors: a {@code tryAcquire} with a long wait fails with {@link
+     * LockConfigurationException} at once, never retrying them as an outage until the wait is over.
+     */
+    @Test
+    void configurationErrors_insideALongWait_failAtOnceNeverRetried() {
+        Duration wait = Duration.ofSeconds(20);
+        try (TestCertificates other = TestCertificates.generate()) {
+            List<EtcdLockOptions> misconfigured = List.of(
+                    options(USER, "Wr0ng-" + PASSWORD).build(),
+                    options(USER, PASSWORD).keyPrefix("/other/").build(),
+                    options(USER, PASSWORD)
+                            .tls(TlsOptions.builder()
+                                    .trustCertificates(other.caCertificate())
+                                    .build())
+                            .build());
+            for (EtcdLockOptions o : misconfigured) {
+                EtcdLockProvider p = provider(o);
+                long t0 = System.nanoTime();
+                Throwable t = catchThrowable(() -> p.lock("misconfigured").tryAcquire(wait));
+                long tookMs = (System.nanoTime() - t0) / 1_000_000;
+                assertThat(t).as(o.toString()).isInstanceOf(LockConfigurationException.class);
+                assertThat(tookMs).as("%s failed after %d ms", o, tookMs).isLessThan(wait.toMillis() / 4);
+            }
+        }
+    }
+
+    @Test
+    void lockUser_trustStore_acquiresAndReleases() throws Exception {
+        EtcdLockProvider p = provider(options(USER, PASSWORD)
+                .tls(TlsOptions.builder()
+                        .trustStore(certs.trustStore(), certs.storePassword())
+                        .build())
+                .build());
+        Lease l = p.lock("trust-store").tryAcquire().orElseThrow();
+        assertThat(l.release()).isTrue();
+        String uri = "etcd://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@"
+                + etcd.address() + "/distlock/?trustStore="
+                + URLEncoder.encode(certs.trustStore().toString(), StandardCharsets.UTF_8)
+                + "&trustStorePassword=" + URLEncoder.encode(certs.storePassword(), StandardCharsets.UTF_8);
+        LockProvider fromUri = LockProviders.open(URI.create(uri));
+        open.add(fromUri);
+        assertThat(fromUri.toString()).doesNotContain(certs.storePassword());
+        Lease u = fromUri.lock("trust-store-uri").tryAcquire().orElseThrow();
+        assertThat(u.release()).isTrue();
     }
 
     @Test
@@ -379,12 +439,12 @@ class EtcdSecurityIT {
     @Test
     void secrets_wholeSessionWithClientLoggersAtTrace_onlyInGrpcFrameDumpsWhichAreWarnedAbout() {
         String uri = "etcd://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@"
-                + etcd.address() + "/distlock/?tls=true&leaseTime=2s&trustCertificate="
+                + etcd.address() + "/distlock/?tls=true&leaseTime=2s&trustCertificates="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         String logged =
                 LogCapture.wholeSessionAtTrace(() -> LockProviders.open(URI.create(uri)), "trace-capture", () -> {});
         assertThat(logged)
-                .contains("WARN io.distlock.etcd.EtcdLockProvider - distlock.etcd.grpc_frames_logged"
+                .contains("WARN io.distlock.etcd.internal.EtcdClients - distlock.etcd.grpc_frames_logged"
                         + " logger=io.grpc.netty.NettyClientHandler");
         String frameDumps = logged.lines()
                 .filter(line -> line.contains(" io.grpc.netty.NettyClientHandler - "))

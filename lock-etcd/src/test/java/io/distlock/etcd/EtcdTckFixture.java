@@ -1,26 +1,42 @@
 package io.distlock.etcd;
 
+import io.distlock.Credentials;
 import io.distlock.LockNames;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
+import io.distlock.TimeoutOptions;
 import io.distlock.tck.TckFixture;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.auth.Permission;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** The TCK fixture for etcd: every client is a new provider with its own jetcd client. */
+/**
+ * The TCK fixture for etcd: every client is a new provider with its own jetcd client. With {@link
+ * #authenticating} the server requires authentication: clients log in as a user whose only role
+ * grants readwrite on the lock prefix, and {@link #newClientWithWrongCredentials} is supported.
+ */
 class EtcdTckFixture implements TckFixture {
     static final String PREFIX = "/distlock-test/";
+    /** The end of {@link #PREFIX}'s range: {@code '/' + 1 = '0'}. */
+    static final String PREFIX_END = "/distlock-test0";
+
+    static final String USER = "distlock-tck";
+    static final String PASSWORD = "tck-pw-7c:@/";
+    private static final String ROOT_PASSWORD = "tck-root-pw-3";
 
     private final List<String> endpoints;
     private final EtcdServerControl server;
     private final Client admin;
     private final boolean perLockLease;
+    /** The lock user's credentials, or null if the server does not authenticate. */
+    private final Credentials credentials;
 
     EtcdTckFixture(List<String> endpoints, EtcdServerControl server) {
         this(endpoints, server, false);
@@ -28,11 +44,65 @@ class EtcdTckFixture implements TckFixture {
 
     /** @param perLockLease whether clients use one etcd lease per acquisition */
     EtcdTckFixture(List<String> endpoints, EtcdServerControl server, boolean perLockLease) {
+        this(endpoints, server, perLockLease, null, jetcd(endpoints, null));
+    }
+
+    private EtcdTckFixture(
+            List<String> endpoints,
+            EtcdServerControl server,
+            boolean perLockLease,
+            Credentials credentials,
+            Client admin) {
         this.endpoints = endpoints;
         this.server = server;
         this.perLockLease = perLockLease;
-        this.admin =
-                Client.builder().endpoints(endpoints.toArray(new String[0])).build();
+        this.credentials = credentials;
+        this.admin = admin;
+    }
+
+    /**
+     * A fixture whose server (a fresh one, auth not yet enabled) requires authentication: a {@code
+     * root} user, and the lock user {@value #USER} with a role that may read and write {@code
+     * [PREFIX, PREFIX_END)} only. The fixture's admin client logs in as root.
+     */
+    static EtcdTckFixture authenticating(List<String> endpoints, EtcdServerControl server) {
+        try (Client setup = jetcd(endpoints, null)) {
+            var auth = setup.getAuthClient();
+            String role = "distlock-tck-locks";
+            get(auth.userAdd(bytes("root"), bytes(ROOT_PASSWORD)));
+            get(auth.userGrantRole(bytes("root"), bytes("root")));
+            get(auth.roleAdd(bytes(role)));
+            get(auth.roleGrantPermission(bytes(role), bytes(PREFIX), bytes(PREFIX_END), Permission.Type.READWRITE));
+            get(auth.userAdd(bytes(USER), bytes(PASSWORD)));
+            get(auth.userGrantRole(bytes(USER), bytes(role)));
+            get(auth.authEnable());
+        }
+        return new EtcdTckFixture(
+                endpoints,
+                server,
+                false,
+                Credentials.of(USER, PASSWORD),
+                jetcd(endpoints, Credentials.of("root", ROOT_PASSWORD)));
+    }
+
+    private static Client jetcd(List<String> endpoints, Credentials credentials) {
+        var b = Client.builder().endpoints(endpoints.toArray(new String[0]));
+        if (credentials != null) {
+            b.user(bytes(credentials.username())).password(bytes(credentials.password()));
+        }
+        return b.build();
+    }
+
+    private static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    private static <T> T get(CompletableFuture<T> f) {
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("etcd auth setup failed", e);
+        }
     }
 
     @Override
@@ -40,11 +110,16 @@ class EtcdTckFixture implements TckFixture {
         return "etcd";
     }
 
-    EtcdLockOptions etcdOptions() {
+    List<String> endpoints() {
+        return endpoints;
+    }
+
+    /** The etcd options of every client. */
+    EtcdLockOptions options() {
         return EtcdLockOptions.builder()
-                .endpoints(endpoints)
                 .keyPrefix(PREFIX)
-                .requestTimeout(Duration.ofSeconds(3))
+                .credentials(credentials)
+                .timeouts(TimeoutOptions.of(Duration.ofSeconds(3)))
                 .perLockLease(perLockLease)
                 .build();
     }
@@ -52,8 +127,25 @@ class EtcdTckFixture implements TckFixture {
     @Override
     public EtcdLockProvider newClient(LockOptions options) {
         return EtcdLockProvider.builder()
-                .etcdOptions(etcdOptions())
-                .options(options)
+                .endpoints(endpoints)
+                .options(options())
+                .lockOptions(options)
+                .build();
+    }
+
+    /** The lock user with a wrong password; unsupported unless the server authenticates. */
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        if (credentials == null) {
+            return TckFixture.super.newClientWithWrongCredentials(options);
+        }
+        return EtcdLockProvider.builder()
+                .endpoints(endpoints)
+                .options(options()
+                        .mutate()
+                        .credentials(Credentials.of(USER, "wrong-" + PASSWORD))
+                        .build())
+                .lockOptions(options)
                 .build();
     }
 
@@ -63,7 +155,7 @@ class EtcdTckFixture implements TckFixture {
 
     /** Keys currently under the lock's prefix, oldest first. */
     List<KeyValue> keys(String lockName) {
-        ByteSequence prefix = ByteSequence.from(PREFIX + LockNames.encode(lockName) + "/", StandardCharsets.UTF_8);
+        ByteSequence prefix = bytes(PREFIX + LockNames.encode(lockName) + "/");
         try {
             return admin.getKVClient()
                     .get(
@@ -91,11 +183,6 @@ class EtcdTckFixture implements TckFixture {
         } catch (Exception e) {
             throw new IllegalStateException("cannot revoke the holder's lease of " + lockName, e);
         }
-    }
-
-    @Override
-    public void crashClient(LockProvider client) {
-        ((EtcdLockProvider) client).simulateCrash();
     }
 
     /** Kills the member(s); clients' requests fail until {@link #startServer()}. */

@@ -34,9 +34,8 @@ class EtcdThreadsIT {
     void close_ownedClient_allThreadsItStartedEnd() throws Exception {
         Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
         EtcdLockProvider p = EtcdLockProvider.builder()
-                .etcdOptions(
-                        EtcdLockOptions.builder().endpoints(server.endpoint()).build())
-                .options(LockOptions.defaults()
+                .endpoints(server.endpoint())
+                .lockOptions(LockOptions.defaults()
                         .mutate()
                         .leaseTime(Duration.ofSeconds(2))
                         .build())

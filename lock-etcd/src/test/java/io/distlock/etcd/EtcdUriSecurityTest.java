@@ -41,9 +41,11 @@ class EtcdUriSecurityTest {
                 },
                 new String[] {"etcd://u:" + SECRET + "@127.0.0.1:2379/a*b/", "keyPrefix"},
                 new String[] {
-                    "etcd://u:" + SECRET + "@127.0.0.1:2379?trustCertificate=/nonexistent/ca.pem", "trustCertificate"
+                    "etcd://u:" + SECRET + "@127.0.0.1:2379?trustCertificates=/nonexistent/ca.pem", "trustCertificates"
                 },
-                new String[] {"etcd://u:" + SECRET + "@127.0.0.1:2379?tls=true&tls=false", "given twice"});
+                new String[] {"etcd://u:" + SECRET + "@127.0.0.1:2379?tls=true&tls=false", "given twice"},
+                new String[] {"etcd://u:" + SECRET + "@127.0.0.1:2379?connectTimeout=0s", "connectTimeout"},
+                new String[] {"etcd://:" + SECRET + "@127.0.0.1:2379", "a password needs a user"});
     }
 
     @ParameterizedTest
@@ -63,10 +65,10 @@ class EtcdUriSecurityTest {
                 "etcd://127.0.0.1:1?user=u&password=" + SECRET)) {
             try (LockProvider p = LockProviders.open(URI.create(uri))) {
                 EtcdLockProvider e = (EtcdLockProvider) p;
-                assertThat(e.etcdOptions().password().orElseThrow()).startsWith(SECRET);
+                assertThat(e.options().credentials().orElseThrow().password()).startsWith(SECRET);
                 assertThat(p.toString()).doesNotContain(SECRET).contains("password=****");
-                assertThat(e.etcdOptions().toString()).doesNotContain(SECRET);
-                assertThat(e.etcdOptions().mutate().build().toString()).doesNotContain(SECRET);
+                assertThat(e.options().toString()).doesNotContain(SECRET);
+                assertThat(e.options().mutate().build().toString()).doesNotContain(SECRET);
             }
         }
     }

@@ -5,22 +5,33 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The gRPC interceptor on a client the provider builds: it gives every unary call a deadline
  * (jetcd sets none) and remembers the channel below it and the call credentials jetcd attaches
  * (its auth token, refreshed by jetcd), so that the driver can open its one shared watch stream
  * ({@link WatchStream}) on the same connection, with the same endpoints, TLS and authentication
- * as jetcd's own calls. jetcd 0.8 opens one gRPC stream per watcher and exposes neither its
- * channel nor its token. Internal; public only for {@code EtcdLockProvider}.
+ * as jetcd's own calls, and send the direct requests of {@link DirectKv} on it. jetcd 0.8 opens one
+ * gRPC stream per watcher and exposes neither its channel nor its token.
+ *
+ * <p>It also reports a refusal no retry can fix ({@link Rpc#isDefinitiveRefusal}: wrong
+ * credentials, a server certificate the trust rejects) the moment one of jetcd's calls ends with it,
+ * so that a caller waiting for a request learns it at once instead of after jetcd's retries.
+ * Internal.
  */
-public final class ChannelTap implements ClientInterceptor {
+final class ChannelTap implements ClientInterceptor {
     private final long deadlineNanos;
     private volatile Channel channel;
     private volatile CallCredentials credentials;
+    private volatile Consumer<Throwable> refusals = t -> {};
 
     ChannelTap(Duration requestTimeout) {
         this.deadlineNanos = requestTimeout.toNanos();
@@ -38,7 +49,33 @@ public final class ChannelTap implements ClientInterceptor {
         if (method.getType() == MethodDescriptor.MethodType.UNARY && callOptions.getDeadline() == null) {
             callOptions = callOptions.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
         }
-        return next.newCall(method, callOptions);
+        return new RefusalReporting<>(next.newCall(method, callOptions));
+    }
+
+    /** Tells {@code refusals} of every jetcd call that ends with a definitive refusal. */
+    void onRefusal(Consumer<Throwable> refusals) {
+        this.refusals = refusals;
+    }
+
+    private final class RefusalReporting<Q, R> extends ForwardingClientCall.SimpleForwardingClientCall<Q, R> {
+        RefusalReporting(ClientCall<Q, R> call) {
+            super(call);
+        }
+
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+            super.start(
+                    new ForwardingClientCallListener.SimpleForwardingClientCallListener<R>(listener) {
+                        @Override
+                        public void onClose(Status status, Metadata trailers) {
+                            if (!status.isOk() && Rpc.isDefinitiveRefusal(status.asRuntimeException())) {
+                                refusals.accept(status.asRuntimeException());
+                            }
+                            super.onClose(status, trailers);
+                        }
+                    },
+                    headers);
+        }
     }
 
     /** The channel below the interceptors, once jetcd has made a call; else null. */

@@ -92,6 +92,26 @@ final class Rpc {
         return null;
     }
 
+    /**
+     * Whether {@code t} is a refusal that neither a retry nor another member can fix: etcd refused
+     * the user and password, or the TLS trust rejected the server's certificate (not any TLS error:
+     * a handshake cut by a restarting server is an outage).
+     */
+    static boolean isDefinitiveRefusal(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.security.cert.CertificateException
+                    || c instanceof java.security.cert.CertPathBuilderException
+                    || c instanceof java.security.cert.CertPathValidatorException) {
+                return true;
+            }
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(Locale.ROOT);
+            if (m.contains("authentication failed") || m.contains("user name is empty")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String lockSuffix(String lockName) {
         return lockName == null ? "" : " (lock '" + lockName + "')";
     }

@@ -1,6 +1,7 @@
 package io.distlock.etcd.internal;
 
 import com.google.protobuf.ByteString;
+import io.distlock.Ticker;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.api.Event;
 import io.etcd.jetcd.api.WatchCancelRequest;
@@ -19,54 +20,41 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One long-lived gRPC {@code Watch} stream per provider that carries all of its watches (jetcd opens
- * a new gRPC stream per watcher, which in a convoy cost one stream per acquisition): an own-key
- * watch is one create request on it and one cancel request when it ends; a wait goes on a standing
- * watch of its key ({@link #waitForDelete}), made once and kept for later waits on the same key.
- * Opened lazily on the channel and with the call credentials of the provider's jetcd client
- * ({@link ChannelTap}), so endpoints, TLS and the auth token are jetcd's.
+ * a new gRPC stream per watcher, which in a convoy would cost one stream per acquisition): an
+ * own-key watch is one create request on it and one cancel request when it ends; a wait goes on a
+ * standing watch of its key ({@link StandingWatches}), made once and kept for later waits on the
+ * same key. Opened lazily on the channel and with the call credentials of the provider's jetcd
+ * client ({@link ChannelTap}), so endpoints, TLS and the auth token are jetcd's.
  *
  * <p>etcd answers the create requests of one stream in the order they were sent (one {@code
  * created} reply each, also for a refused one), so replies are matched to the oldest unanswered
- * create. A watch cancelled before its reply is cancelled on the server when the reply comes.
+ * create (etcd 3.4 has no client-chosen watch id). A watch cancelled before its reply is cancelled
+ * on the server when the reply comes.
  *
  * <p>If the stream fails (its member died, the provider closes): every wait is told {@link
  * Listener#failed} (a waiter then looks again with a read, never concluding anything from the
- * failure), and every resumable watch (the own-key watches of held locks) is made again on a new
- * stream from the revision after the last event it saw, so no delete is missed. Internal.
+ * failure), and every own-key watch is made again on a new stream, after a pause on the session
+ * thread, from the revision after the last event it saw, so no delete is missed. Internal.
  */
-final class WatchStream {
+final class WatchStream implements DeleteWatches {
     private static final Logger log = LoggerFactory.getLogger(WatchStream.class);
 
-    /**
-     * What a watch reports; called on the gRPC transport thread (or the caller's), never under the
-     * stream's lock: must not block and must not run user code.
-     */
-    interface Listener {
-        /** The server set the watch up; it reports every event after {@code revision}. */
-        void created(long revision);
+    /** After this many failures in a row the stream is not used for {@link #DISABLED_NANOS}. */
+    private static final int MAX_FAILURES_IN_A_ROW = 3;
 
-        /**
-         * The watched key was deleted at {@code revision}. {@code markedHolder}: the create revision
-         * of the deleted key if its last value was the holder mark ({@link
-         * EtcdContender#markedHolderRevision}; only on watches that ask for the previous value),
-         * else 0.
-         */
-        void deleted(long revision, long markedHolder);
+    private static final long DISABLED_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** First and largest pause before own-key watches of a broken stream are made again. */
+    private static final long RESUME_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-        /** The watch ended without being cancelled by us (stream broken, compacted, refused). */
-        void failed(String reason);
-    }
-
-    /** A watch: {@link #cancel()} ends it (idempotent); a report already on its way may still arrive. */
-    interface Handle {
-        void cancel();
-    }
+    private static final long RESUME_MAX_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /** One watch on one key; {@link #cancel()} ends it (idempotent). */
     final class Watch implements Handle {
@@ -98,7 +86,9 @@ final class WatchStream {
 
     private final ChannelTap tap;
     private final boolean needsCredentials;
-    private final Runnable resumeLater;
+    private final SessionThread thread;
+    private final Ticker ticker;
+    private final StandingWatches standing = new StandingWatches(this);
     private final AtomicLong streamsOpened = new AtomicLong();
     private final AtomicLong watchesSetUp = new AtomicLong();
 
@@ -108,9 +98,6 @@ final class WatchStream {
     private final ArrayDeque<Watch> unanswered = new ArrayDeque<>();
     private final Map<Long, Watch> active = new HashMap<>();
     private final List<Watch> toResume = new ArrayList<>();
-    /** Standing watches by key, least recently used first; see {@link #waitForDelete}. */
-    private final java.util.LinkedHashMap<ByteString, Standing> standing =
-            new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     private volatile boolean closed; // written under this
     /** Streams in a row that broke, or watches in a row that were refused, with no watch set up since. */
@@ -120,22 +107,18 @@ final class WatchStream {
 
     private volatile long disabledUntil;
     private volatile boolean disabled;
-
-    /** After this many failures in a row the stream is not used for {@link #DISABLED_NANOS}. */
-    private static final int MAX_FAILURES_IN_A_ROW = 3;
-
-    private static final long DISABLED_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-
-    private final io.distlock.Ticker ticker;
+    /** The pause before the next {@link #resume()}; touched only by the session thread. */
+    private volatile long resumeDelayNanos = RESUME_FIRST_NANOS;
 
     /**
-     * @param resumeLater asks the driver to call {@link #resume()} after a pause (on its session
-     *     thread), when a broken stream left resumable watches
+     * @param needsCredentials whether jetcd authenticates (a user is set): no stream is opened
+     *     until jetcd has made a call with its credentials
+     * @param thread where own-key watches of a broken stream are made again, after a pause
      */
-    WatchStream(ChannelTap tap, boolean needsCredentials, Runnable resumeLater, io.distlock.Ticker ticker) {
+    WatchStream(ChannelTap tap, boolean needsCredentials, SessionThread thread, Ticker ticker) {
         this.tap = tap;
         this.needsCredentials = needsCredentials;
-        this.resumeLater = resumeLater;
+        this.thread = thread;
         this.ticker = ticker;
     }
 
@@ -159,6 +142,10 @@ final class WatchStream {
         return !closed && tap.channel() != null && (!needsCredentials || tap.credentials() != null);
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     private void failedOnce() {
         // guarded by this
         if (++failuresInARow >= MAX_FAILURES_IN_A_ROW && !disabled) {
@@ -168,200 +155,49 @@ final class WatchStream {
         }
     }
 
-    /** How many watches the server set up on this provider's streams so far (for tests). */
+    /** How many watches the server set up on this provider's streams so far. */
     long watchesSetUp() {
         return watchesSetUp.get();
     }
 
-    /** How many gRPC streams this provider opened so far (for tests). */
+    /** How many gRPC streams this provider opened so far. */
     long streamsOpened() {
         return streamsOpened.get();
     }
 
     /**
-     * Watches {@code key} for deletes (puts are filtered out on the server).
+     * {@inheritDoc}
      *
-     * @param startRevision the first revision to report, or 0 for "after the server's current one"
-     *     (a watch that starts in the past is served by etcd's unsynced group, up to 100 ms late)
-     * @param resumable made again on a new stream (from the revision after its last event) if the
-     *     stream breaks; otherwise {@link Listener#failed} is called
+     * <p>Made again on a new stream (from the revision after its last event) if the stream breaks.
      */
-    Watch watch(ByteSequence key, long startRevision, boolean resumable, Listener listener) {
-        Watch w = new Watch(ByteString.copyFrom(key.getBytes()), startRevision, resumable, false, listener);
-        boolean fail;
-        synchronized (this) {
-            fail = closed || !send(w);
-        }
-        if (fail) {
-            listener.failed(closed ? "provider closed" : "watch stream could not be opened");
-        }
-        return w;
-    }
-
-    /** Idle standing watches kept per provider (one per key recently waited on); the oldest go first. */
-    static final int MAX_IDLE_STANDING = 16;
-
-    /**
-     * Waits for a delete of {@code key} at a revision after {@code after}, on a <em>standing</em>
-     * watch of that key: made by the first wait on the key and kept (up to {@value
-     * #MAX_IDLE_STANDING} idle ones, least recently used dropped first; one that sees a delete while
-     * nobody waits on it is dropped too) for later waits on the same key. In a convoy a waiter's predecessor is usually the key of the same other client as last
-     * time (every client re-queues at the end, in the same order, under the same key name), so a
-     * wait then costs no request at all: no create, no cancel, no confirming read.
-     *
-     * <p>What the listener is told: {@link Listener#created} with the revision R after which the
-     * watch reports every delete of the key (once it is set up; at once for a standing one), then
-     * {@link Listener#deleted} for each delete after {@code after} — including one the standing
-     * watch saw before this wait began. So if R ≤ {@code after}, every delete after {@code after}
-     * is reported; if R > {@code after}, a delete in (after, R] may be missed and the caller must
-     * check with a read (as for a new watch). {@link Listener#failed} if the watch ends.
-     */
-    Handle waitForDelete(ByteSequence key, long after, Listener listener) {
-        ByteString k = ByteString.copyFrom(key.getBytes());
-        Waiter w = null;
-        long created = 0;
-        long replay = 0;
-        long replayMarked = 0;
-        synchronized (this) {
-            if (!closed) {
-                Standing s = standing.get(k);
-                if (s == null) {
-                    dropIdleStanding();
-                    s = new Standing(k);
-                    Watch watch = new Watch(k, 0, false, true, s);
-                    if (send(watch)) {
-                        s.watch = watch;
-                        standing.put(k, s);
-                    } else {
-                        s = null;
-                    }
-                }
-                if (s != null) {
-                    w = new Waiter(s, after, listener);
-                    s.waiters.add(w);
-                    created = s.createdRevision;
-                    replay = created != 0 && s.lastDelete > after ? s.lastDelete : 0;
-                    replayMarked = s.lastDeleteMarked;
-                }
-            }
-        }
+    @Override
+    public Handle watchDeletes(ByteSequence key, long startRevision, Listener listener) {
+        Watch w = trySend(ByteString.copyFrom(key.getBytes()), startRevision, true, false, listener);
         if (w == null) {
             listener.failed(closed ? "provider closed" : "watch stream could not be opened");
             return () -> {};
         }
-        if (created != 0) {
-            listener.created(created);
-            if (replay != 0) {
-                listener.deleted(replay, replayMarked);
-            }
-        }
         return w;
     }
 
-    private void dropIdleStanding() {
-        // guarded by this
-        if (standing.size() < MAX_IDLE_STANDING) {
-            return;
-        }
-        java.util.Iterator<Standing> it = standing.values().iterator();
-        while (it.hasNext() && standing.size() >= MAX_IDLE_STANDING) {
-            Standing s = it.next();
-            if (s.waiters.isEmpty()) {
-                it.remove();
-                cancel(s.watch);
-            }
-        }
+    /** {@inheritDoc} On a standing watch of the key ({@link StandingWatches}). */
+    @Override
+    public Handle waitForDelete(ByteSequence key, long after, Listener listener) {
+        return standing.waitForDelete(key, after, listener);
     }
 
-    /** A standing watch: one server watch, any number of waits (one after another, or together). */
-    private final class Standing implements Listener {
-        private final ByteString key;
-        private Watch watch; // guarded by WatchStream.this
-        /** The created reply's revision; 0 until it came. */
-        private long createdRevision; // guarded by WatchStream.this
-        /** The largest revision of a delete it reported. */
-        private long lastDelete; // guarded by WatchStream.this
-        /** That delete's {@code markedHolder} (see {@link Listener#deleted}). */
-        private long lastDeleteMarked; // guarded by WatchStream.this
-
-        private final List<Waiter> waiters = new ArrayList<>(2); // guarded by WatchStream.this
-
-        Standing(ByteString key) {
-            this.key = key;
-        }
-
-        @Override
-        public void created(long revision) {
-            List<Waiter> ws;
-            synchronized (WatchStream.this) {
-                createdRevision = revision;
-                ws = new ArrayList<>(waiters);
-            }
-            for (Waiter w : ws) {
-                w.listener.created(revision);
-            }
-        }
-
-        @Override
-        public void deleted(long revision, long markedHolder) {
-            List<Waiter> ws = new ArrayList<>(1);
-            synchronized (WatchStream.this) {
-                if (revision > lastDelete) {
-                    lastDelete = revision;
-                    lastDeleteMarked = markedHolder;
-                }
-                for (Waiter w : waiters) {
-                    if (revision > w.after) {
-                        ws.add(w);
-                    }
-                }
-                if (waiters.isEmpty() && standing.get(key) == this) {
-                    // nobody waits on this key now: the queue order changed, and its deletes would
-                    // only cost messages (a release would reach every provider that once watched
-                    // the key); the next wait on it makes a new watch
-                    standing.remove(key);
-                    cancel(watch);
-                }
-            }
-            for (Waiter w : ws) {
-                w.listener.deleted(revision, markedHolder);
-            }
-        }
-
-        @Override
-        public void failed(String reason) {
-            List<Waiter> ws;
-            synchronized (WatchStream.this) {
-                if (standing.get(key) == this) {
-                    standing.remove(key);
-                }
-                ws = new ArrayList<>(waiters);
-                waiters.clear();
-            }
-            for (Waiter w : ws) {
-                w.listener.failed(reason);
-            }
-        }
-    }
-
-    /** One wait on a standing watch; {@link #cancel()} ends the wait, not the watch. */
-    private final class Waiter implements Handle {
-        private final Standing standingWatch;
-        private final long after;
-        private final Listener listener;
-
-        Waiter(Standing standingWatch, long after, Listener listener) {
-            this.standingWatch = standingWatch;
-            this.after = after;
-            this.listener = listener;
-        }
-
-        @Override
-        public void cancel() {
-            synchronized (WatchStream.this) {
-                standingWatch.waiters.remove(this);
-            }
-        }
+    /**
+     * A watch of {@code key} for deletes (puts are filtered out on the server), its create request
+     * sent on the stream (opened if needed); null if the stream is closed or cannot be opened.
+     *
+     * @param resumable made again on a new stream if the stream breaks; otherwise {@link
+     *     Listener#failed} is called
+     * @param prevKv whether each delete carries the key's previous value (for the holder mark)
+     */
+    synchronized Watch trySend(
+            ByteString key, long startRevision, boolean resumable, boolean prevKv, Listener listener) {
+        Watch w = new Watch(key, startRevision, resumable, prevKv, listener);
+        return !closed && send(w) ? w : null;
     }
 
     /** Sends the create request of {@code w} on the stream (opened if needed); false if it cannot. */
@@ -514,15 +350,36 @@ final class WatchStream {
             w.listener.failed(reason);
         }
         if (resume) {
-            resumeLater.run();
+            resumeLater();
+        }
+    }
+
+    /** Schedules {@link #resume()} on the session thread, after a pause that doubles while it fails. */
+    private void resumeLater() {
+        try {
+            thread.schedule(
+                    () -> {
+                        if (closed) {
+                            return;
+                        }
+                        if (resume()) {
+                            resumeDelayNanos = Math.min(resumeDelayNanos * 2, RESUME_MAX_NANOS);
+                            resumeLater();
+                        } else {
+                            resumeDelayNanos = RESUME_FIRST_NANOS;
+                        }
+                    },
+                    resumeDelayNanos);
+        } catch (RejectedExecutionException closing) {
+            // the provider is closing: its watches end with it
         }
     }
 
     /**
-     * Makes the resumable watches of a broken stream again on a new one; called by the driver's
-     * session thread after a pause. Returns whether some still wait for a stream.
+     * Makes the resumable watches of a broken stream again on a new one; runs on the session thread
+     * after a pause. Returns whether some still wait for a stream.
      */
-    boolean resume() {
+    private boolean resume() {
         List<Watch> failed = new ArrayList<>();
         boolean left;
         synchronized (this) {
@@ -548,10 +405,6 @@ final class WatchStream {
             w.listener.failed("watch stream could not be opened");
         }
         return left;
-    }
-
-    synchronized boolean needsResume() {
-        return !toResume.isEmpty() && !closed;
     }
 
     /** The responses of one stream; a stream that was replaced is ignored. */
@@ -629,8 +482,7 @@ final class WatchStream {
             for (Event e : r.getEventsList()) {
                 if (e.getType() == Event.EventType.DELETE) {
                     w.listener.deleted(
-                            e.getKv().getModRevision(),
-                            e.hasPrevKv() ? EtcdContender.markedHolderRevision(e.getPrevKv()) : 0);
+                            e.getKv().getModRevision(), e.hasPrevKv() ? HolderMark.markedRevision(e.getPrevKv()) : 0);
                 }
             }
         }
