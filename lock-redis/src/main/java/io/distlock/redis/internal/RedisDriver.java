@@ -2,7 +2,15 @@ package io.distlock.redis.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.LockConfigurationException;
+import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockOptions;
+import io.distlock.redis.core.Owners;
+import io.distlock.redis.core.RedisErrors;
+import io.distlock.redis.core.RedisKeys;
+import io.distlock.redis.core.ScriptRunner;
+import io.distlock.redis.core.Scripts;
+import io.distlock.redis.core.Subscriber;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
 import io.distlock.spi.Deadlines;
@@ -20,12 +28,9 @@ import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisSentinelClient;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -33,7 +38,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * The Redis driver: one Lua script per acquisition, release and renewal, waiting through the
  * provider's single {@link Subscriber}.
  */
-public final class RedisDriver implements LockDriver {
+public final class RedisDriver implements LockDriver, RedisInternals {
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
     private static final String BACKEND = "redis";
     private static final int STALE_RETRIES = 2;
@@ -54,6 +59,7 @@ public final class RedisDriver implements LockDriver {
     private final UnifiedJedis client;
     private final boolean ownsClient;
     private final RedisLockOptions options;
+    private final LockOptions lockOptions;
     private final RedisKeys keys;
     private final Capabilities capabilities;
     private final Subscriber subscriber;
@@ -98,10 +104,11 @@ public final class RedisDriver implements LockDriver {
 
     private volatile boolean closed;
 
-    private RedisDriver(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
+    private RedisDriver(UnifiedJedis client, boolean ownsClient, RedisLockOptions options, LockOptions lockOptions) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.options = options;
+        this.lockOptions = lockOptions;
         this.keys = new RedisKeys(options.keyPrefix());
         this.capabilities = Capabilities.builder()
                 .fencing(Capabilities.Fencing.MONOTONIC_PER_LOCK)
@@ -112,14 +119,13 @@ public final class RedisDriver implements LockDriver {
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
                 .build();
-        long lease = options.lockOptions().leaseTime().toMillis();
+        long lease = lockOptions.leaseTime().toMillis();
         this.leaseMillis = Long.toString(lease);
         long retention = options.counterRetention().toMillis();
         this.counterTtlMillis = Long.toString(Math.max(retention, Math.multiplyExact(lease, 10)));
         this.queued = options.handOff() && options.requiredReplicas() == 0;
         this.marginMillis = Long.toString(Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4)));
-        this.subscriber = new Subscriber(
-                client, options.keyPrefix(), options.lockOptions().ticker());
+        this.subscriber = new Subscriber(client, options.keyPrefix(), lockOptions.ticker());
         this.sentinel = client instanceof RedisSentinelClient s ? s : null;
         this.knownMaster = sentinel == null ? null : sentinel.getCurrentMaster();
         // an entry written before the failover lives at most hint (≤ a lease) + margin after its
@@ -185,8 +191,8 @@ public final class RedisDriver implements LockDriver {
     }
 
     private void remember(String channel, String owner) {
-        long now = options.lockOptions().ticker().read();
-        long window = options.lockOptions().leaseTime().toNanos();
+        long now = lockOptions.ticker().read();
+        long window = lockOptions.leaseTime().toNanos();
         synchronized (recentReleases) {
             Released first;
             while ((first = recentReleases.peekFirst()) != null && now - first.at() > window) {
@@ -205,8 +211,8 @@ public final class RedisDriver implements LockDriver {
             replay = new ArrayList<>(recentReleases);
             recentReleases.clear();
         }
-        long now = options.lockOptions().ticker().read();
-        long window = options.lockOptions().leaseTime().toNanos();
+        long now = lockOptions.ticker().read();
+        long window = lockOptions.leaseTime().toNanos();
         java.util.Set<String> done = new java.util.HashSet<>();
         for (Released r : replay) {
             String suffix = ":released";
@@ -245,8 +251,9 @@ public final class RedisDriver implements LockDriver {
      * A driver on {@code client}, which it closes on {@link #close()} only if {@code ownsClient}.
      * Starts the subscriber thread.
      */
-    public static RedisDriver create(UnifiedJedis client, boolean ownsClient, RedisLockOptions options) {
-        RedisDriver d = new RedisDriver(client, ownsClient, options);
+    public static RedisDriver create(
+            UnifiedJedis client, boolean ownsClient, RedisLockOptions options, LockOptions lockOptions) {
+        RedisDriver d = new RedisDriver(client, ownsClient, options, lockOptions);
         if (d.sentinel != null) {
             d.subscriber.onConnected(d::checkFailover);
             d.subscriber.onReleasedOwner(d::remember);
@@ -255,7 +262,7 @@ public final class RedisDriver implements LockDriver {
         return d;
     }
 
-    /** The key layout. */
+    @Override
     public RedisKeys keys() {
         return keys;
     }
@@ -265,7 +272,7 @@ public final class RedisDriver implements LockDriver {
         return client;
     }
 
-    /** Number of lock channels the subscriber currently listens to (for tests). */
+    @Override
     public int subscribedChannels() {
         return subscriber.channelCount();
     }
@@ -318,7 +325,7 @@ public final class RedisDriver implements LockDriver {
             try {
                 return runOnce(script, lockName, keyList, args, replicate);
             } catch (BackendUnavailableException e) {
-                if (attempt >= STALE_RETRIES || !isStaleConnection(e.getCause())) {
+                if (attempt >= STALE_RETRIES || !RedisErrors.isStaleConnection(e.getCause())) {
                     throw e;
                 }
                 log.debug("distlock.redis.retry_on_new_connection lock={} attempt={}", lockName, attempt + 1);
@@ -344,67 +351,32 @@ public final class RedisDriver implements LockDriver {
                 false);
     }
 
-    private static boolean isStaleConnection(Throwable t) {
-        if (!(t instanceof JedisConnectionException)) {
-            return false;
-        }
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof java.net.SocketTimeoutException) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private Reply runOnce(
             Scripts.Script script, String lockName, List<String> keyList, List<String> args, boolean replicate) {
         try {
             if (!replicate || options.requiredReplicas() == 0) {
-                try {
-                    return new Reply(client.evalsha(script.sha(), keyList, args), 0);
-                } catch (JedisDataException e) {
-                    if (!isNoScript(e)) {
-                        throw e;
-                    }
-                    return new Reply(client.eval(script.text(), keyList, args), 0);
-                }
+                return new Reply(ScriptRunner.run(client, script, keyList, args), 0);
             }
-            Reply r = runWithWait(script, keyList, args, true);
-            return r != null ? r : runWithWait(script, keyList, args, false);
-        } catch (JedisDataException e) {
-            throw new BackendUnavailableException(
-                    "Redis rejected the lock script: " + e.getMessage(), lockName, BACKEND, e);
-        } catch (JedisException e) {
-            throw new BackendUnavailableException("Redis request failed: " + e.getMessage(), lockName, BACKEND, e);
-        }
-    }
-
-    /** Returns null if {@code bySha} and the server did not know the script. */
-    private Reply runWithWait(Scripts.Script script, List<String> keyList, List<String> args, boolean bySha) {
-        try (AbstractPipeline p = client.pipelined()) {
-            Response<Object> value =
-                    bySha ? p.evalsha(script.sha(), keyList, args) : p.eval(script.text(), keyList, args);
-            Response<Long> acks = p.waitReplicas(
-                    keyList.get(0),
+            ScriptRunner.Replicated r = ScriptRunner.runAndWait(
+                    client,
+                    script,
+                    keyList,
+                    args,
                     options.requiredReplicas(),
                     options.replicaAckTimeout().toMillis());
-            p.sync();
-            Object v;
-            try {
-                v = value.get();
-            } catch (JedisDataException e) {
-                if (bySha && isNoScript(e)) {
-                    return null;
-                }
-                throw e;
+            return new Reply(r.value(), r.acks());
+        } catch (JedisException e) {
+            Optional<String> problem = RedisErrors.configurationProblem(e);
+            if (problem.isPresent()) {
+                throw new LockConfigurationException(
+                        "Redis refused the request for lock '" + lockName + "': " + problem.get(), BACKEND, e);
             }
-            return new Reply(v, acks.get());
+            if (e instanceof JedisDataException) {
+                throw new BackendUnavailableException(
+                        "Redis rejected the lock script: " + e.getMessage(), lockName, BACKEND, e);
+            }
+            throw new BackendUnavailableException("Redis request failed: " + e.getMessage(), lockName, BACKEND, e);
         }
-    }
-
-    private static boolean isNoScript(JedisDataException e) {
-        String m = e.getMessage();
-        return m != null && m.startsWith("NOSCRIPT");
     }
 
     private final class RedisContender implements Contender {
@@ -613,7 +585,7 @@ public final class RedisDriver implements LockDriver {
                 }
                 long confirmBy = Math.min(
                         deadlineNanos,
-                        Deadlines.after(now, options.socketTimeout().toNanos()));
+                        Deadlines.after(now, options.timeouts().requestTimeout().toNanos()));
                 subscriber.awaitConfirmed(interest, confirmBy);
                 return;
             }

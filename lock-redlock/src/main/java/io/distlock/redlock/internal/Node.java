@@ -1,12 +1,14 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.Credentials;
 import io.distlock.Ticker;
-import io.distlock.redis.internal.Scripts;
-import io.distlock.redis.internal.Subscriber;
-import io.distlock.redis.internal.Tls;
-import io.distlock.redlock.RedlockOptions;
-import java.net.SocketTimeoutException;
-import java.time.Duration;
+import io.distlock.redis.core.JedisConfigs;
+import io.distlock.redis.core.RedisConnectionOptions;
+import io.distlock.redis.core.RedisErrors;
+import io.distlock.redis.core.ScriptRunner;
+import io.distlock.redis.core.Scripts;
+import io.distlock.redis.core.Subscriber;
+import io.distlock.redlock.RedlockLockOptions;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +24,6 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
@@ -83,46 +84,23 @@ final class Node implements AutoCloseable {
     private boolean closed; // guarded by this
     private volatile boolean closing;
 
-    Node(int index, NodeAddress node, RedlockOptions options, String threadPrefix) {
+    Node(int index, NodeAddress node, RedlockLockOptions options, Ticker ticker, String threadPrefix) {
         HostAndPort hostAndPort = node.hostAndPort();
         this.index = index;
         this.address = node.address();
         this.keyPrefix = options.keyPrefix();
-        this.ticker = options.lockOptions().ticker();
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        this.ticker = ticker;
+        RedisConnectionOptions connection = options.connection();
         // poolSize for the I/O executor, poolSize for the release lane, 1 for the subscriber
-        pool.setMaxTotal(2 * options.poolSize() + 1);
-        pool.setMaxIdle(2 * options.poolSize() + 1);
-        pool.setMinIdle(0);
-        pool.setJmxEnabled(false);
-        pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis(options.connectTimeout()))
-                .socketTimeoutMillis(millis(options.socketTimeout()))
-                .clientName("distlock");
-        if (options.tls()) {
-            Tls.enable(
-                    config,
-                    options.sslSocketFactory().orElse(null),
-                    options.tlsCaFile().orElse(null));
-        }
-        if (node.ownCredentials()) {
-            if (node.username() != null) {
-                config.user(node.username());
-            }
-            config.password(node.password());
-        } else {
-            options.username().ifPresent(config::user);
-            options.password().ifPresent(config::password);
-        }
-        if (options.database() != 0) {
-            config.database(options.database());
-        }
+        ConnectionPoolConfig pool = JedisConfigs.pool(2 * options.poolSize() + 1, connection);
+        Credentials credentials = node.ownCredentials() != null
+                ? node.ownCredentials()
+                : connection.credentials().orElse(null);
         this.hostAndPort = hostAndPort;
-        this.clientConfig = config.build();
+        this.clientConfig = JedisConfigs.dataNode(connection, credentials);
         this.maxDirect = options.poolSize();
         // TLS: the socket's byte count says nothing about decrypted data, so rounds use the I/O threads
-        this.idleDirect = options.tls() ? null : new ConcurrentLinkedDeque<>();
+        this.idleDirect = options.tls().isEnabled() ? null : new ConcurrentLinkedDeque<>();
         this.client = RedisClient.builder()
                 .hostAndPort(hostAndPort)
                 .clientConfig(clientConfig)
@@ -131,10 +109,6 @@ final class Node implements AutoCloseable {
         String prefix = threadPrefix + "-node" + index + "-";
         this.io = new Lane(prefix, options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
         this.releases = new Lane(prefix + "release-", options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
-    }
-
-    private static int millis(Duration d) {
-        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
     }
 
     int index() {
@@ -229,13 +203,13 @@ final class Node implements AutoCloseable {
         for (int attempt = 0; ; attempt++) {
             try {
                 @SuppressWarnings("unchecked")
-                T reply = (T) Scripts.run(c, script, keys, args);
+                T reply = (T) ScriptRunner.run(c, script, keys, args);
                 warm = true;
                 suspect = false;
                 succeeded();
                 return reply;
             } catch (JedisConnectionException e) {
-                if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                if (attempt >= STALE_RETRIES || !RedisErrors.isStaleConnection(e)) {
                     markSuspect();
                     failed(e);
                     throw e;
@@ -284,15 +258,6 @@ final class Node implements AutoCloseable {
         if (failing.compareAndSet(false, true)) {
             log.warn("distlock.redlock.node_failed node={} error={}", address, Round.reason(e));
         }
-    }
-
-    private static boolean isStaleConnection(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof SocketTimeoutException) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -461,14 +426,19 @@ final class Node implements AutoCloseable {
             try {
                 reply = connection.read();
             } catch (JedisDataException e) {
-                // a script error, e.g. NOSCRIPT after a restart: the connection is fine; the I/O
-                // threads' path runs it again with its EVAL fallback (every script is idempotent)
-                giveBack(connection);
+                giveBack(connection); // a script error leaves the connection fine
+                if (RedisErrors.configurationProblem(e).isPresent()) {
+                    failed(e); // NOPERM: the same request on another connection gets the same answer
+                    future.completeExceptionally(e);
+                    return;
+                }
+                // e.g. NOSCRIPT after a restart: the I/O threads' path runs it again with its EVAL
+                // fallback (every script is idempotent)
                 retryOnIoThreads();
                 return;
             } catch (RuntimeException e) {
                 dropDirect(connection);
-                if (!closing && isStaleConnection(e)) {
+                if (!closing && RedisErrors.isStaleConnection(e)) {
                     retryOnIoThreads(); // died while idle (restart, reset): on a new connection
                     return;
                 }

@@ -2,12 +2,14 @@ package io.distlock.redlock.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.LockConfigurationException;
+import io.distlock.LockOptions;
 import io.distlock.Ticker;
-import io.distlock.redis.internal.Owners;
-import io.distlock.redis.internal.RedisKeys;
-import io.distlock.redis.internal.Scripts;
-import io.distlock.redis.internal.Subscriber;
-import io.distlock.redlock.RedlockOptions;
+import io.distlock.redis.core.Owners;
+import io.distlock.redis.core.RedisKeys;
+import io.distlock.redis.core.Scripts;
+import io.distlock.redis.core.Subscriber;
+import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
 import io.distlock.spi.Deadlines;
@@ -25,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.HostAndPort;
 
 /**
  * The Redlock driver over N independent masters. Every round goes to all nodes at once (each node has
@@ -46,17 +47,18 @@ import redis.clients.jedis.HostAndPort;
  * <p>Waiting: on the lock's release channel on every node (lock-redis's {@link Subscriber}, one per
  * node, merged by {@link Waiters}: one local waiter woken per release), bounded by the holder's TTL;
  * a woken waiter asks one leader node first, so waiters woken together do not split the votes; a
- * jittered delay of up to {@link RedlockOptions#maxRetryDelay()} when fewer than a majority of
+ * jittered delay of up to {@link RedlockLockOptions#maxRetryDelay()} when fewer than a majority of
  * subscriptions are confirmed.
  */
-public final class RedlockDriver implements LockDriver {
+public final class RedlockDriver implements LockDriver, RedlockInternals {
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     static final String BACKEND = "redlock";
 
     private final List<Node> nodes;
     private final int quorum;
-    private final RedlockOptions options;
+    private final RedlockLockOptions options;
+    private final LockOptions lockOptions;
     private final RedisKeys keys;
     private final Capabilities capabilities;
     private final String leaseMillis;
@@ -66,12 +68,13 @@ public final class RedlockDriver implements LockDriver {
     private final Waiters waiters;
     private volatile boolean closed;
 
-    private RedlockDriver(List<NodeAddress> addresses, RedlockOptions options) {
+    private RedlockDriver(List<NodeAddress> addresses, RedlockLockOptions options, LockOptions lockOptions) {
         this.options = options;
+        this.lockOptions = lockOptions;
         this.keys = new RedisKeys(options.keyPrefix());
         this.quorum = addresses.size() / 2 + 1;
-        this.ticker = options.lockOptions().ticker();
-        this.leaseMillis = Long.toString(options.lockOptions().leaseTime().toMillis());
+        this.ticker = lockOptions.ticker();
+        this.leaseMillis = Long.toString(lockOptions.leaseTime().toMillis());
         this.nodeTimeoutNanos = options.nodeTimeout().toNanos();
         this.capabilities = Capabilities.builder()
                 .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
@@ -86,7 +89,7 @@ public final class RedlockDriver implements LockDriver {
         List<Node> opened = new ArrayList<>();
         try {
             for (int i = 0; i < addresses.size(); i++) {
-                opened.add(new Node(i, addresses.get(i), options, threadPrefix));
+                opened.add(new Node(i, addresses.get(i), options, lockOptions.ticker(), threadPrefix));
             }
         } catch (RuntimeException e) {
             opened.forEach(Node::close);
@@ -100,24 +103,8 @@ public final class RedlockDriver implements LockDriver {
         nodes.forEach(n -> n.warmUp(scripts));
     }
 
-    /**
-     * A driver over {@code addresses} (one independent master each).
-     *
-     * @throws IllegalArgumentException for fewer than 3 nodes, an even number of nodes (unless
-     *     allowed), or a node given twice
-     */
-    public static RedlockDriver create(List<HostAndPort> addresses, RedlockOptions options) {
-        return createWithCredentials(addresses.stream().map(NodeAddress::of).toList(), options);
-    }
-
-    /**
-     * A driver over {@code addresses}, each node with its own credentials where given (the
-     * provider-wide ones from {@code options} otherwise).
-     *
-     * @throws IllegalArgumentException for fewer than 3 nodes, an even number of nodes (unless
-     *     allowed), or a node given twice
-     */
-    public static RedlockDriver createWithCredentials(List<NodeAddress> addresses, RedlockOptions options) {
+    public static RedlockDriver create(
+            List<NodeAddress> addresses, RedlockLockOptions options, LockOptions lockOptions) {
         int n = addresses.size();
         if (n < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent nodes (was " + n + ")");
@@ -130,7 +117,7 @@ public final class RedlockDriver implements LockDriver {
         if (addresses.stream().distinct().count() != n) {
             throw new IllegalArgumentException("Redlock nodes must be distinct (was " + addresses + ")");
         }
-        return new RedlockDriver(addresses, options);
+        return new RedlockDriver(addresses, options, lockOptions);
     }
 
     /** {@code host:port} of each node, in configuration order. */
@@ -138,7 +125,7 @@ public final class RedlockDriver implements LockDriver {
         return nodes.stream().map(Node::address).toList();
     }
 
-    /** The key layout (shared with lock-redis, under Redlock's prefix). */
+    @Override
     public RedisKeys keys() {
         return keys;
     }
@@ -206,7 +193,8 @@ public final class RedlockDriver implements LockDriver {
     private long roundDeadline(long sentAt, long validUntil) {
         long timeout = nodeTimeoutNanos;
         if (nodes.stream().filter(Node::isWarm).count() < quorum) {
-            timeout = Deadlines.after(timeout, options.connectTimeout().toNanos());
+            timeout =
+                    Deadlines.after(timeout, options.timeouts().connectTimeout().toNanos());
         }
         return Math.min(Deadlines.after(sentAt, timeout), validUntil);
     }
@@ -279,16 +267,33 @@ public final class RedlockDriver implements LockDriver {
                 validUntil,
                 Math.max(
                         firstDeadline,
-                        Deadlines.after(sentAt, options.socketTimeout().toNanos())));
+                        Deadlines.after(
+                                sentAt, options.timeouts().requestTimeout().toNanos())));
     }
 
-    private BackendUnavailableException noMajority(String name, String what, Round<?> round, long deadline) {
+    /**
+     * The failure of a round that did not reach a majority: a {@link LockConfigurationException} if
+     * the nodes that refused the configuration (credentials, an ACL permission, the TLS trust) leave
+     * too few for a majority, which no retry can change; otherwise a {@link
+     * BackendUnavailableException}. Both name the nodes and why each failed.
+     */
+    private RuntimeException noMajority(String name, String what, Round<?> round, long deadline) {
+        String unanswered = round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline));
+        int refused = round.configurationFailureCount();
+        if (nodes.size() - refused < quorum) {
+            return new LockConfigurationException(
+                    what + ": " + refused + " of " + nodes.size()
+                            + " Redlock nodes refused the credentials, a permission or the TLS trust, a majority of "
+                            + quorum + " is needed; refused: " + unanswered,
+                    BACKEND,
+                    round.firstError());
+        }
         return new BackendUnavailableException(
                 what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
                         + " Redlock nodes answered within "
                         + options.nodeTimeout().toMillis() + " ms, a majority of "
                         + quorum + " is needed; unreachable: "
-                        + round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline)),
+                        + unanswered,
                 name,
                 BACKEND,
                 round.firstError());
@@ -488,7 +493,9 @@ public final class RedlockDriver implements LockDriver {
                 long confirmBy = Math.min(
                         deadlineNanos,
                         Deadlines.after(
-                                now, nodeTimeoutNanos + options.connectTimeout().toNanos()));
+                                now,
+                                nodeTimeoutNanos
+                                        + options.timeouts().connectTimeout().toNanos()));
                 waiter.group().awaitConfirmed(quorum, confirmBy);
                 probe = true;
                 return;
@@ -620,7 +627,7 @@ public final class RedlockDriver implements LockDriver {
          * true} if a majority answered (nodes that refused round 1 never held our value), else
          * {@link BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is sent (not
          * from the start of the round, so a client thread scheduled late does not count against
-         * the node), and the round ends at the latest after {@code socketTimeout}.
+         * the node), and the round ends at the latest after the request timeout.
          */
         @Override
         public boolean release() {
@@ -654,7 +661,7 @@ public final class RedlockDriver implements LockDriver {
                     ticker,
                     releaseDeadline,
                     nodeTimeoutNanos,
-                    Deadlines.after(sentAt, options.socketTimeout().toNanos()));
+                    Deadlines.after(sentAt, options.timeouts().requestTimeout().toNanos()));
             if (round.yesCount() >= quorum) {
                 return true;
             }

@@ -1,6 +1,7 @@
 package io.distlock.redlock.internal;
 
 import io.distlock.Ticker;
+import io.distlock.redis.core.RedisErrors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -505,6 +506,22 @@ final class Round<T> {
                         .append(pending);
             }
             return failed.toString();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Number of nodes whose request failed on a configuration problem ({@link RedisErrors}). */
+    int configurationFailureCount() {
+        lock.lock();
+        try {
+            int n = 0;
+            for (Throwable e : errors) {
+                if (e != null && RedisErrors.configurationProblem(e).isPresent()) {
+                    n++;
+                }
+            }
+            return n;
         } finally {
             lock.unlock();
         }

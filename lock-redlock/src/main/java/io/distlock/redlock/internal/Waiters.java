@@ -1,7 +1,7 @@
 package io.distlock.redlock.internal;
 
 import io.distlock.Ticker;
-import io.distlock.redis.internal.Subscriber;
+import io.distlock.redis.core.Subscriber;
 import io.distlock.spi.Deadlines;
 import java.util.ArrayDeque;
 import java.util.HashMap;
