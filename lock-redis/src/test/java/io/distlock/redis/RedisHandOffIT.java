@@ -264,7 +264,7 @@ class RedisHandOffIT {
 
     @Test
     void handOff_entryWithoutGrantChannel_grantPublishedOnTheLockChannel() throws Exception {
-        // entries queued by clients from before session 10 name no channel of their own
+        // entries queued by clients that name no grant channel of their own
         RedisLockProvider a = client(Duration.ofSeconds(10));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
         String lockKey = lockKey(a, name);

@@ -57,8 +57,7 @@ import redis.clients.jedis.Protocol;
  *
  * <p>Variants ({@code -Dab.variants=...}, default {@code ours,old,redisson,raw3,floor}): {@code ours}
  * (this build, the compare's settings: lease 10 s, node timeout 50 ms, watchdog on), {@code
- * ours-pool1}, {@code ours-pool2}, {@code ours-nofence}, {@code ours-norenew}, {@code ours-p<µs>-l<µs>}
- * (patience and linger of the direct rounds); {@code old} and {@code head}: another checkout's build
+ * ours-pool1}, {@code ours-pool2}, {@code ours-nofence}, {@code ours-norenew}; {@code old} and {@code head}: another checkout's build
  * ({@code -Dab.old=<checkout>}, {@code -Dab.head=<checkout>}, built there with {@code ./mvnw -q -pl
  * lock-redlock -am compile}) in a class loader of its own; {@code redisson}; {@code raw3}, {@code
  * raw3-pooled} (the three scripts through an executor) and {@link RawRounds}'s {@code raw3-direct},
@@ -139,13 +138,6 @@ public final class RedlockAbBench {
                                 "ab-nr",
                                 base,
                                 LEASE.mutate().autoRenew(false).build()));
-            }
-            // ours-p<µs>-l<µs>: this build with the direct rounds' patience and linger set (experiment)
-            for (String w : wanted) {
-                Matcher m = Pattern.compile("ours-p(\\d+)-l(\\d+)").matcher(w);
-                if (m.matches()) {
-                    variants.put(w, withProps(ours(addrs, "ab-" + w, base, LEASE), m.group(1), m.group(2)));
-                }
             }
             List<Jedis> pings = new ArrayList<>();
             for (RedisServer s : servers.servers()) {
@@ -460,47 +452,6 @@ public final class RedlockAbBench {
             @Override
             public void close() {
                 p.close();
-            }
-        };
-    }
-
-    private static Variant withProps(Variant v, String patience, String linger) {
-        return new Variant() {
-            private void set() {
-                System.setProperty("distlock.redlock.patienceMicros", patience);
-                System.setProperty("distlock.redlock.lingerMicros", linger);
-            }
-
-            private void reset() {
-                System.clearProperty("distlock.redlock.patienceMicros");
-                System.clearProperty("distlock.redlock.lingerMicros");
-            }
-
-            @Override
-            public void op() throws Exception {
-                set();
-                try {
-                    v.op();
-                } finally {
-                    reset();
-                }
-            }
-
-            @Override
-            public Variant another() throws Exception {
-                return withProps(v.another(), patience, linger);
-            }
-
-            @Override
-            public boolean contendedOp() throws Exception {
-                set();
-                return v.contendedOp();
-            }
-
-            @Override
-            public void close() throws Exception {
-                reset();
-                v.close();
             }
         };
     }
@@ -854,8 +805,8 @@ public final class RedlockAbBench {
 
         /**
          * Whether the raw variants send round 2 (REDLOCK_RAISE) too: {@code -Dab.raw.rounds=3}; by
-         * default two rounds (acquire, release), what an acquisition costs since round 1 increments the
-         * counters (session 7).
+         * default two rounds (acquire, release), what an acquisition costs while round 1 increments
+         * the counters.
          */
         private static final boolean RAISE = Integer.getInteger("ab.raw.rounds", 2) >= 3;
 
