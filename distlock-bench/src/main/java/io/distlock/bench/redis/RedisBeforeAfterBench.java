@@ -1,12 +1,14 @@
 package io.distlock.bench.redis;
 
 import io.distlock.testing.servers.RedisServer;
+import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -95,10 +97,19 @@ public final class RedisBeforeAfterBench {
         return RedisBeforeAfterBench.class.getProtectionDomain().getCodeSource().getLocation();
     }
 
-    /** Loads io.distlock classes (but the TCK's) from its own URLs first. */
+    /**
+     * Loads io.distlock classes (but the TCK's) from its own URLs first, and finds distlock's
+     * service files ({@code META-INF/services/io.distlock.*}) only there: the running class path also
+     * holds the other backends, whose factories this loader cannot (and need not) load.
+     */
     static final class ChildFirst extends URLClassLoader {
         ChildFirst(URL[] urls, ClassLoader parent) {
             super(urls, parent);
+        }
+
+        @Override
+        public Enumeration<URL> getResources(String name) throws IOException {
+            return name.startsWith("META-INF/services/io.distlock.") ? findResources(name) : super.getResources(name);
         }
 
         @Override
