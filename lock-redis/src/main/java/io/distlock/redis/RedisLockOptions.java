@@ -1,17 +1,26 @@
 package io.distlock.redis;
 
-import io.distlock.LockOptions;
-import io.distlock.redis.internal.ConnectionChecks;
-import java.nio.file.Path;
+import io.distlock.Credentials;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
+import io.distlock.redis.core.RedisConnectionOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import javax.net.ssl.SSLSocketFactory;
 
 /**
- * Settings of a {@link RedisLockProvider}: the common {@link LockOptions} (lease time, renewal,
- * safety margin), the key layout, the connection pool, timeouts, credentials, TLS, and the
- * replication and persistence assumptions that decide what the provider may promise.
+ * Settings of a {@link RedisLockProvider}: how it connects (credentials, TLS, timeouts, pool size,
+ * database, key prefix: the {@link RedisConnectionOptions} block lock-redlock shares), and the
+ * replication, hand-off and persistence settings that decide what the provider may promise. The
+ * lease settings are the provider builder's {@code lockOptions(LockOptions)}.
+ *
+ * <pre>{@code
+ * RedisLockOptions options = RedisLockOptions.builder()
+ *         .credentials(Credentials.of("locks", System.getenv("REDIS_PASSWORD")))
+ *         .tls(TlsOptions.builder().trustCertificates(Path.of("/etc/ssl/redis-ca.pem")).build())
+ *         .timeouts(TimeoutOptions.of(Duration.ofMillis(500)))
+ *         .build();
+ * }</pre>
  *
  * <p>Immutable. Build with {@link #builder()}, start from {@link #defaults()}, derive with {@link
  * #mutate()}. Every setter checks its argument at once and names the rule it breaks.
@@ -47,8 +56,7 @@ import javax.net.ssl.SSLSocketFactory;
  * waiters served or gone on the old master while replication lagged). A provider that lost its
  * connection to the old master and then finds another master passes over such entries for a while
  * (those not refreshed since the connection was lost), and its waiters re-register at once, so they
- * acquire on the promoted replica as promptly as without the queue (measured in the module README,
- * where the option was opt-in for a while because of this). What a failover does to mutual
+ * acquire on the promoted replica as promptly as without the queue. What a failover does to mutual
  * exclusion is unchanged ({@code MAY_GRANT_TWICE}).
  *
  * <h2>Persistence ({@link #assumePersistence()})</h2>
@@ -60,15 +68,11 @@ import javax.net.ssl.SSLSocketFactory;
 public final class RedisLockOptions {
 
     /** Default key prefix: {@code distlock}. */
-    public static final String DEFAULT_KEY_PREFIX = "distlock";
-    /** Longest key prefix accepted: 64 characters. */
-    public static final int MAX_KEY_PREFIX_LENGTH = 64;
+    public static final String DEFAULT_KEY_PREFIX = RedisConnectionOptions.DEFAULT_KEY_PREFIX;
     /** Default number of pooled command connections: 8 (the subscriber connection comes on top). */
-    public static final int DEFAULT_POOL_SIZE = 8;
-    /** Default connect timeout: 2 seconds. */
-    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    /** Default socket (read) timeout: 2 seconds. */
-    public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(2);
+    public static final int DEFAULT_POOL_SIZE = RedisConnectionOptions.DEFAULT_POOL_SIZE;
+    /** Default timeouts: {@link TimeoutOptions#defaults()} (2 s to connect, 2 s per request). */
+    public static final TimeoutOptions DEFAULT_TIMEOUTS = TimeoutOptions.defaults();
     /** Default number of replicas that must acknowledge an acquisition: 0 (no {@code WAIT}). */
     public static final int DEFAULT_REQUIRED_REPLICAS = 0;
     /** Default time {@code WAIT} may take: 200 ms. */
@@ -83,37 +87,17 @@ public final class RedisLockOptions {
 
     private static final RedisLockOptions DEFAULTS = builder().build();
 
-    private final LockOptions lockOptions;
-    private final String keyPrefix;
-    private final int poolSize;
-    private final Duration connectTimeout;
-    private final Duration socketTimeout;
+    private final RedisConnectionOptions connection;
     private final int requiredReplicas;
     private final Duration replicaAckTimeout;
-    private final String username;
-    private final String password;
-    private final boolean tls;
-    private final Path tlsCaFile;
-    private final SSLSocketFactory sslSocketFactory;
-    private final int database;
     private final boolean assumePersistence;
     private final boolean handOff;
     private final Duration counterRetention;
 
-    private RedisLockOptions(Builder b) {
-        this.lockOptions = b.lockOptions;
-        this.keyPrefix = b.keyPrefix;
-        this.poolSize = b.poolSize;
-        this.connectTimeout = b.connectTimeout;
-        this.socketTimeout = b.socketTimeout;
+    private RedisLockOptions(Builder b, RedisConnectionOptions connection) {
+        this.connection = connection;
         this.requiredReplicas = b.requiredReplicas;
         this.replicaAckTimeout = b.replicaAckTimeout;
-        this.username = b.username;
-        this.password = b.password;
-        this.tls = b.tls;
-        this.tlsCaFile = b.tlsCaFile;
-        this.sslSocketFactory = b.sslSocketFactory;
-        this.database = b.database;
         this.assumePersistence = b.assumePersistence;
         this.handOff = b.handOff;
         this.counterRetention = b.counterRetention;
@@ -131,28 +115,57 @@ public final class RedisLockOptions {
     /** A builder initialised with these options. */
     public Builder mutate() {
         Builder b = new Builder();
-        b.lockOptions = lockOptions;
-        b.keyPrefix = keyPrefix;
-        b.poolSize = poolSize;
-        b.connectTimeout = connectTimeout;
-        b.socketTimeout = socketTimeout;
+        b.connection = connection.mutate();
         b.requiredReplicas = requiredReplicas;
         b.replicaAckTimeout = replicaAckTimeout;
-        b.username = username;
-        b.password = password;
-        b.tls = tls;
-        b.tlsCaFile = tlsCaFile;
-        b.sslSocketFactory = sslSocketFactory;
-        b.database = database;
         b.assumePersistence = assumePersistence;
         b.handOff = handOff;
         b.counterRetention = counterRetention;
         return b;
     }
 
-    /** Lease settings shared by every backend. */
-    public LockOptions lockOptions() {
-        return lockOptions;
+    /**
+     * How the provider connects: credentials, TLS, timeouts, pool size, database and key prefix (the
+     * block the accessors below read from).
+     */
+    public RedisConnectionOptions connection() {
+        return connection;
+    }
+
+    /** The credentials ({@code AUTH}), if the server requires them. */
+    public Optional<Credentials> credentials() {
+        return connection.credentials();
+    }
+
+    /**
+     * TLS settings ({@link TlsOptions#disabled()} by default; {@code rediss://} turns it on). The
+     * server's certificate must chain to the trusted CAs and name the host the client connects to
+     * (host names and IP addresses are verified as HTTPS does).
+     */
+    public TlsOptions tls() {
+        return connection.tls();
+    }
+
+    /**
+     * Connect timeout (Jedis's connection timeout) and request timeout (its socket timeout: how long
+     * a request may wait for its reply). Keep the request timeout well below the renewal interval
+     * ({@code leaseTime * renewalFraction}): renewals of all leases of a provider run on one
+     * watchdog thread, so a hung renewal delays the others by up to this much (their leases are
+     * still reported lost on time, by the engine's separate timer). The provider logs a warning when
+     * it is not.
+     */
+    public TimeoutOptions timeouts() {
+        return connection.timeouts();
+    }
+
+    /** Number of pooled command connections (the one subscriber connection comes on top). */
+    public int poolSize() {
+        return connection.poolSize();
+    }
+
+    /** Database number (standalone and Sentinel only; Cluster has database 0 only). */
+    public int database() {
+        return connection.database();
     }
 
     /**
@@ -161,27 +174,7 @@ public final class RedisLockOptions {
      * <prefix>:{<enc>}:released}, where {@code <enc> = LockNames.encode(n)}.
      */
     public String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /** Number of pooled command connections (the one subscriber connection comes on top). */
-    public int poolSize() {
-        return poolSize;
-    }
-
-    public Duration connectTimeout() {
-        return connectTimeout;
-    }
-
-    /**
-     * How long a request may wait for its reply. Keep it well below the renewal interval ({@code
-     * leaseTime * renewalFraction}): renewals of all leases of a provider run on one watchdog
-     * thread, so a hung renewal delays the others by up to this much (their leases are still
-     * reported lost on time, by the engine's separate timer). The provider logs a warning when it
-     * is not.
-     */
-    public Duration socketTimeout() {
-        return socketTimeout;
+        return connection.keyPrefix();
     }
 
     /** Replicas that must acknowledge each acquisition and renewal; 0 for no {@code WAIT}. */
@@ -192,46 +185,6 @@ public final class RedisLockOptions {
     /** How long {@code WAIT} may block. */
     public Duration replicaAckTimeout() {
         return replicaAckTimeout;
-    }
-
-    /** ACL user name, if any. */
-    public Optional<String> username() {
-        return Optional.ofNullable(username);
-    }
-
-    /** The password, if any. Never printed by {@link #toString()}. */
-    public Optional<String> password() {
-        return Optional.ofNullable(password);
-    }
-
-    /**
-     * Whether connections use TLS. The server's certificate must chain to a trusted CA ({@link
-     * #tlsCaFile()}, {@link #sslSocketFactory()}, or the JVM's default trust store) and name the host
-     * the client connects to (host names and IP addresses are verified as HTTPS does).
-     */
-    public boolean tls() {
-        return tls;
-    }
-
-    /**
-     * A PEM file of CA certificates to trust for TLS instead of the JVM's default trust store (URI
-     * parameter {@code tlsCaFile}), if set.
-     */
-    public Optional<Path> tlsCaFile() {
-        return Optional.ofNullable(tlsCaFile);
-    }
-
-    /**
-     * The socket factory for TLS connections (your own trust and key managers, e.g. for client
-     * certificates), if set; host names are still verified.
-     */
-    public Optional<SSLSocketFactory> sslSocketFactory() {
-        return Optional.ofNullable(sslSocketFactory);
-    }
-
-    /** Database number (standalone and Sentinel only; Cluster has database 0 only). */
-    public int database() {
-        return database;
     }
 
     /** Whether the deployment keeps data across a server restart (AOF); see the class javadoc. */
@@ -261,103 +214,84 @@ public final class RedisLockOptions {
         return counterRetention;
     }
 
+    /** Names every setting; the password as {@code ****}. */
     @Override
     public String toString() {
-        return "RedisLockOptions{" + lockOptions + ", keyPrefix='" + keyPrefix + "', poolSize=" + poolSize
-                + ", connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout + ", requiredReplicas="
-                + requiredReplicas + ", replicaAckTimeout=" + replicaAckTimeout + ", username="
-                + (username == null ? "none" : "'" + username + "'") + ", password="
-                + (password == null ? "none" : "****") + ", tls=" + tls
-                + (tlsCaFile == null ? "" : ", tlsCaFile=" + tlsCaFile)
-                + (sslSocketFactory == null ? "" : ", sslSocketFactory=custom") + ", database=" + database
-                + ", assumePersistence=" + assumePersistence + ", counterRetention=" + counterRetention + ", handOff="
-                + handOff + '}';
+        return "RedisLockOptions{" + connection + ", requiredReplicas=" + requiredReplicas + ", replicaAckTimeout="
+                + replicaAckTimeout + ", assumePersistence=" + assumePersistence + ", counterRetention="
+                + counterRetention + ", handOff=" + handOff + '}';
     }
 
     /** Builder for {@link RedisLockOptions}; every setter checks its argument at once. */
     public static final class Builder {
-        private LockOptions lockOptions = LockOptions.defaults();
-        private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private int poolSize = DEFAULT_POOL_SIZE;
-        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
-        private Duration socketTimeout = DEFAULT_SOCKET_TIMEOUT;
+        private RedisConnectionOptions.Builder connection = RedisConnectionOptions.builder();
         private int requiredReplicas = DEFAULT_REQUIRED_REPLICAS;
         private Duration replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT;
-        private String username;
-        private String password;
-        private boolean tls;
-        private Path tlsCaFile;
-        private SSLSocketFactory sslSocketFactory;
-        private int database;
         private boolean assumePersistence;
         private boolean handOff = true;
         private Duration counterRetention = DEFAULT_COUNTER_RETENTION;
 
         private Builder() {}
 
-        public Builder lockOptions(LockOptions lockOptions) {
-            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
-            return this;
-        }
-
-        /** Shortcut for {@code lockOptions(lockOptions().mutate().leaseTime(leaseTime).build())}. */
-        public Builder leaseTime(Duration leaseTime) {
-            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
+        /**
+         * Replaces every connection setting (credentials, TLS, timeouts, pool size, database, key
+         * prefix) with {@code connection}'s; start from {@code defaults().connection().mutate()}.
+         */
+        public Builder connection(RedisConnectionOptions connection) {
+            this.connection = Objects.requireNonNull(connection, "connection must not be null")
+                    .mutate();
             return this;
         }
 
         /**
-         * @throws IllegalArgumentException unless 1 to {@value #MAX_KEY_PREFIX_LENGTH} characters
-         *     from {@code [A-Za-z0-9_.:-]}, neither starting nor ending with {@code :} (braces would
-         *     change the hash slot, spaces and control characters break tooling)
+         * Authenticates with these credentials: an ACL user and its password, or {@link
+         * Credentials#password(String)} for the {@code default} user. Never printed.
+         *
+         * @throws IllegalArgumentException if the user name contains whitespace or the password is
+         *     empty
          */
-        public Builder keyPrefix(String keyPrefix) {
-            Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
-            if (keyPrefix.isEmpty() || keyPrefix.length() > MAX_KEY_PREFIX_LENGTH) {
-                throw new IllegalArgumentException("keyPrefix must be 1 to " + MAX_KEY_PREFIX_LENGTH
-                        + " characters long (was " + keyPrefix.length() + ")");
-            }
-            int bad = ConnectionChecks.invalidKeyPrefixCharAt(keyPrefix);
-            if (bad >= 0) {
-                throw new IllegalArgumentException(String.format(
-                        "keyPrefix may contain only A-Z, a-z, 0-9, '_', '-', '.' and ':' (found U+%04X at index %d)",
-                        (int) keyPrefix.charAt(bad), bad));
-            }
-            if (keyPrefix.startsWith(":") || keyPrefix.endsWith(":")) {
-                throw new IllegalArgumentException(
-                        "keyPrefix must not start or end with ':' (was '" + keyPrefix + "')");
-            }
-            this.keyPrefix = keyPrefix;
+        public Builder credentials(Credentials credentials) {
+            connection.credentials(credentials);
+            return this;
+        }
+
+        /**
+         * TLS settings; see {@link RedisLockOptions#tls()}.
+         *
+         * @throws IllegalArgumentException if they name a client certificate file (present one
+         *     through {@code TlsOptions.Builder.sslContext} instead)
+         */
+        public Builder tls(TlsOptions tls) {
+            connection.tls(tls);
+            return this;
+        }
+
+        /** Connect and request timeouts; see {@link RedisLockOptions#timeouts()}. */
+        public Builder timeouts(TimeoutOptions timeouts) {
+            connection.timeouts(timeouts);
             return this;
         }
 
         /** @throws IllegalArgumentException unless between 1 and 1024 */
         public Builder poolSize(int poolSize) {
-            if (poolSize < 1 || poolSize > 1024) {
-                throw new IllegalArgumentException("poolSize must be between 1 and 1024 (was " + poolSize + ")");
-            }
-            this.poolSize = poolSize;
+            connection.poolSize(poolSize);
             return this;
         }
 
-        /** @throws IllegalArgumentException unless between 1 ms and 10 minutes */
-        public Builder connectTimeout(Duration connectTimeout) {
-            this.connectTimeout = timeout("connectTimeout", connectTimeout);
+        /** @throws IllegalArgumentException if negative */
+        public Builder database(int database) {
+            connection.database(database);
             return this;
         }
 
-        /** @throws IllegalArgumentException unless between 1 ms and 10 minutes */
-        public Builder socketTimeout(Duration socketTimeout) {
-            this.socketTimeout = timeout("socketTimeout", socketTimeout);
+        /**
+         * @throws IllegalArgumentException unless 1 to 64 characters from {@code [A-Za-z0-9_.:-]},
+         *     neither starting nor ending with {@code :} (braces would change the hash slot, spaces
+         *     and control characters break tooling)
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            connection.keyPrefix(keyPrefix);
             return this;
-        }
-
-        private static Duration timeout(String what, Duration d) {
-            Objects.requireNonNull(d, what + " must not be null");
-            if (d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException(what + " must be between 1ms and 10 minutes (was " + d + ")");
-            }
-            return d;
         }
 
         /** @throws IllegalArgumentException unless between 0 and 100 */
@@ -372,60 +306,16 @@ public final class RedisLockOptions {
 
         /**
          * @throws IllegalArgumentException unless between 1 ms and 10 minutes; {@link #build()} also
-         *     requires it to be shorter than the socket timeout
+         *     requires it to be shorter than the request timeout
          */
         public Builder replicaAckTimeout(Duration replicaAckTimeout) {
-            this.replicaAckTimeout = timeout("replicaAckTimeout", replicaAckTimeout);
-            return this;
-        }
-
-        /** ACL user name; {@code null} for the default user. */
-        public Builder username(String username) {
-            if (username != null && (username.isEmpty() || username.chars().anyMatch(Character::isWhitespace))) {
-                throw new IllegalArgumentException("username must not be empty or contain whitespace");
+            Objects.requireNonNull(replicaAckTimeout, "replicaAckTimeout must not be null");
+            if (replicaAckTimeout.compareTo(Duration.ofMillis(1)) < 0
+                    || replicaAckTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException(
+                        "replicaAckTimeout must be between 1ms and 10 minutes (was " + replicaAckTimeout + ")");
             }
-            this.username = username;
-            return this;
-        }
-
-        /** Password; {@code null} for none. Never printed. */
-        public Builder password(String password) {
-            if (password != null && password.isEmpty()) {
-                throw new IllegalArgumentException("password must not be empty (use null for no password)");
-            }
-            this.password = password;
-            return this;
-        }
-
-        /** Use TLS ({@code rediss://}); see {@link RedisLockOptions#tls()}. */
-        public Builder tls(boolean tls) {
-            this.tls = tls;
-            return this;
-        }
-
-        /**
-         * Trust the CA certificates in this PEM file (instead of the JVM's default trust store);
-         * {@code null} to unset. Requires {@link #tls(boolean) tls}.
-         *
-         * @throws IllegalArgumentException if the file is not readable
-         */
-        public Builder tlsCaFile(Path tlsCaFile) {
-            this.tlsCaFile = ConnectionChecks.readableTlsCaFile(tlsCaFile);
-            return this;
-        }
-
-        /**
-         * The socket factory for TLS connections; {@code null} to unset. Requires {@link
-         * #tls(boolean) tls}; excludes {@link #tlsCaFile(Path)}.
-         */
-        public Builder sslSocketFactory(SSLSocketFactory sslSocketFactory) {
-            this.sslSocketFactory = sslSocketFactory;
-            return this;
-        }
-
-        /** @throws IllegalArgumentException if negative */
-        public Builder database(int database) {
-            this.database = ConnectionChecks.database(database);
+            this.replicaAckTimeout = replicaAckTimeout;
             return this;
         }
 
@@ -454,16 +344,17 @@ public final class RedisLockOptions {
 
         /**
          * @throws IllegalArgumentException if {@code requiredReplicas > 0} and {@code
-         *     replicaAckTimeout} is not shorter than {@code socketTimeout} (the reply to {@code WAIT}
-         *     would time out the socket first)
+         *     replicaAckTimeout} is not shorter than the request timeout (the reply to {@code WAIT}
+         *     would time out the request first)
          */
         public RedisLockOptions build() {
-            ConnectionChecks.checkTlsMaterial(tls, tlsCaFile, sslSocketFactory, "use rediss:// or tls(true)");
-            if (requiredReplicas > 0 && replicaAckTimeout.compareTo(socketTimeout) >= 0) {
+            RedisConnectionOptions built = connection.build();
+            Duration requestTimeout = built.timeouts().requestTimeout();
+            if (requiredReplicas > 0 && replicaAckTimeout.compareTo(requestTimeout) >= 0) {
                 throw new IllegalArgumentException("replicaAckTimeout " + replicaAckTimeout
-                        + " must be shorter than socketTimeout " + socketTimeout + " when requiredReplicas > 0");
+                        + " must be shorter than the requestTimeout " + requestTimeout + " when requiredReplicas > 0");
             }
-            return new RedisLockOptions(this);
+            return new RedisLockOptions(this, built);
         }
     }
 }

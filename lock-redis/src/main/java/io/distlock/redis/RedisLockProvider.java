@@ -6,11 +6,18 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisDriver;
+import io.distlock.redis.internal.RedisInternals;
 import io.distlock.redis.internal.Topology;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -69,13 +76,24 @@ import redis.clients.jedis.UnifiedJedis;
  *       Capabilities#fencingSurvivesServerRestart()} is reported only if you declare persistence
  *       ({@link RedisLockOptions#assumePersistence()}).
  *   <li>Not promised FIFO (queued waiters are served in the order they queued, but a waiter
- *       queues at its second try and loses its place if it misses its deadline), not reentrant (wrap with {@link io.distlock.ReentrantLockProvider}).
+ *       queues at its second try and loses its place if it misses its deadline), not reentrant
+ *       (wrap with {@link io.distlock.ReentrantLockProvider}).
  * </ul>
+ *
+ * <h2>Errors</h2>
+ *
+ * Wrong credentials ({@code WRONGPASS}, {@code NOAUTH}), a missing ACL permission ({@code NOPERM})
+ * and a server certificate the TLS trust does not accept are {@link
+ * io.distlock.LockConfigurationException}s, thrown by the first request (or by {@code build()}
+ * where opening the client already asks the servers: Sentinel, Cluster) and never retried. A server
+ * that cannot be reached or answers too late is a {@link io.distlock.BackendUnavailableException},
+ * which {@code tryAcquire(maxWait)} retries until its wait runs out.
  *
  * <pre>{@code
  * try (RedisLockProvider locks = RedisLockProvider.builder()
  *         .standalone("127.0.0.1", 6379)
- *         .options(RedisLockOptions.builder().leaseTime(Duration.ofSeconds(10)).build())
+ *         .options(RedisLockOptions.builder().credentials(Credentials.password(secret)).build())
+ *         .leaseTime(Duration.ofSeconds(10))
  *         .build()) {
  *     try (Lease lease = locks.lock("invoice-42").acquire()) {
  *         long token = lease.fencingToken().getAsLong();
@@ -85,9 +103,8 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  */
 public final class RedisLockProvider implements LockProvider {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisLockProvider.class);
-    private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
     private final LockEngine engine;
     private final RedisDriver driver;
     private final String description;
@@ -100,14 +117,13 @@ public final class RedisLockProvider implements LockProvider {
             owns = false;
             description = "client=" + client.getClass().getSimpleName();
         } else {
-            client = b.topology.connect(b.options);
+            client = b.topology.connect(b.options.connection());
             owns = true;
-            description = b.topology + ", tls=" + b.options.tls()
-                    + b.options.username().map(u -> ", user=" + u).orElse("")
-                    + (b.options.password().isPresent() ? ", password=****" : "");
+            description = b.topology + ", tls=" + b.options.tls().isEnabled()
+                    + b.options.credentials().map(c -> ", " + c).orElse("");
         }
         try {
-            this.driver = RedisDriver.create(client, owns, b.options);
+            this.driver = RedisDriver.create(client, owns, b.options, b.lockOptions);
         } catch (RuntimeException e) {
             if (owns) {
                 try {
@@ -118,15 +134,16 @@ public final class RedisLockProvider implements LockProvider {
             }
             throw e;
         }
-        this.engine = LockEngine.create(driver, b.options.lockOptions());
-        LockOptions lo = b.options.lockOptions();
+        this.engine = LockEngine.create(driver, b.lockOptions);
+        LockOptions lo = b.lockOptions;
         long renewEvery = (long) (lo.leaseTime().toNanos() * lo.renewalFraction());
-        if (b.client == null && lo.autoRenew() && b.options.socketTimeout().toNanos() >= renewEvery) {
+        Duration requestTimeout = b.options.timeouts().requestTimeout();
+        if (b.client == null && lo.autoRenew() && requestTimeout.toNanos() >= renewEvery) {
             // renewals share one watchdog thread: one hung renewal delays the others by up to this
-            log.atLevel(WARNED.getAndSet(true) ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+            log.atLevel(WARNED.getAndSet(true) ? Level.DEBUG : Level.WARN)
                     .log(
-                            "distlock.redis.socket_timeout_exceeds_renewal_interval socketTimeout={} renewalInterval={}",
-                            b.options.socketTimeout(),
+                            "distlock.redis.request_timeout_exceeds_renewal_interval requestTimeout={} renewalInterval={}",
+                            requestTimeout,
                             Duration.ofNanos(renewEvery));
         }
     }
@@ -155,27 +172,20 @@ public final class RedisLockProvider implements LockProvider {
         return engine.heldLeases();
     }
 
-    /** The Redis key that holds lock {@code name} (for operations and tests). */
-    public String lockKey(String name) {
-        return driver.keys().lockKey(name);
-    }
-
-    /** The Redis key that holds the fencing counter of lock {@code name}. */
-    public String tokenKey(String name) {
-        return driver.keys().tokenKey(name);
-    }
-
-    /** Number of lock channels the subscriber currently listens to (0 when nobody waits). */
-    public int subscribedChannels() {
-        return driver.subscribedChannels();
-    }
-
     /**
-     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
-     * locks stay on the server until their TTL runs out. Its leases are reported lost locally.
+     * Also offers {@link FaultHooks}: {@code simulateCrash()} stops renewing and disconnects without
+     * releasing, so this client's locks stay on the server until their TTL runs out, and its leases
+     * are reported lost locally.
      */
-    public void simulateCrash() {
-        engine.abandon();
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == FaultHooks.class) {
+            return Optional.of(type.cast(engine.faultHooks(() -> {})));
+        }
+        if (type == RedisInternals.class) {
+            return Optional.of(type.cast(driver));
+        }
+        return LockProvider.super.unwrap(type);
     }
 
     /** Releases held leases, stops the subscriber and the engine's threads, closes owned connections. */
@@ -189,11 +199,16 @@ public final class RedisLockProvider implements LockProvider {
         return "RedisLockProvider{" + description + ", " + engine.options() + '}';
     }
 
-    /** Builder for {@link RedisLockProvider}: choose exactly one of the connection methods. */
+    /**
+     * Builder for {@link RedisLockProvider}: choose exactly one of the address methods ({@link
+     * #standalone}, {@link #sentinel}, {@link #cluster}, {@link #client}), then the backend's {@link
+     * #options(RedisLockOptions)} and the common {@link #lockOptions(LockOptions)}.
+     */
     public static final class Builder {
         private Topology topology;
         private UnifiedJedis client;
         private RedisLockOptions options = RedisLockOptions.defaults();
+        private LockOptions lockOptions = LockOptions.defaults();
 
         private Builder() {}
 
@@ -215,8 +230,10 @@ public final class RedisLockProvider implements LockProvider {
         /**
          * An existing Jedis client ({@code RedisClient}, {@code RedisSentinelClient}, {@code
          * RedisClusterClient} or another {@link UnifiedJedis}). The provider uses one of its pooled
-         * connections for the subscriber and does not close the client. Connection settings in
-         * {@link RedisLockOptions} (pool, timeouts, credentials, TLS, database) are then ignored.
+         * connections for the subscriber and does not close the client. The connection settings of
+         * {@link RedisLockOptions} (credentials, TLS, timeouts, pool size, database) are then the
+         * client's; the key prefix and the request timeout (the longest wait for a subscription's
+         * confirmation) still apply.
          */
         public Builder client(UnifiedJedis client) {
             Objects.requireNonNull(client, "client must not be null");
@@ -236,30 +253,48 @@ public final class RedisLockProvider implements LockProvider {
             return this;
         }
 
+        /** The Redis settings ({@link RedisLockOptions#defaults()} if not set). */
         public Builder options(RedisLockOptions options) {
             this.options = Objects.requireNonNull(options, "options must not be null");
             return this;
         }
 
-        /** Shortcut for {@code options(options.mutate().lockOptions(lockOptions).build())}. */
+        /** The lease settings shared by every backend ({@link LockOptions#defaults()} if not set). */
         public Builder lockOptions(LockOptions lockOptions) {
-            this.options = options.mutate().lockOptions(lockOptions).build();
+            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
             return this;
         }
 
-        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        /** Shortcut for {@code lockOptions(lockOptions.mutate().leaseTime(leaseTime).build())}. */
         public Builder leaseTime(Duration leaseTime) {
-            this.options = options.mutate().leaseTime(leaseTime).build();
+            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
             return this;
         }
 
-        /** @throws IllegalStateException if neither an address nor a client was given */
+        /**
+         * Opens the provider: a connection pool for the address (Sentinel and Cluster ask their
+         * servers now), and the subscriber thread.
+         *
+         * @throws IllegalStateException if neither an address nor a client was given
+         * @throws IllegalArgumentException if the TLS trust file or store cannot be read
+         * @throws io.distlock.LockConfigurationException if the Sentinels or Cluster nodes refuse the
+         *     credentials or the TLS trust
+         * @throws io.distlock.BackendUnavailableException if the Sentinels or Cluster nodes cannot be
+         *     reached
+         */
         public RedisLockProvider build() {
             if (topology == null && client == null) {
                 throw new IllegalStateException(
                         "no server given: call standalone(...), sentinel(...), cluster(...) or client(...)");
             }
             return new RedisLockProvider(this);
+        }
+
+        /** The address and settings; never the password. */
+        @Override
+        public String toString() {
+            return "RedisLockProvider.Builder{" + (client != null ? "client" : topology) + ", " + options + ", "
+                    + lockOptions + '}';
         }
     }
 }

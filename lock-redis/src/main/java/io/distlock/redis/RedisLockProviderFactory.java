@@ -28,13 +28,10 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
     @Override
     public LockProvider open(URI uri, UnaryOperator<LockOptions> customizer) {
         RedisUris.Parsed parsed = RedisUris.parse(uri);
-        RedisLockOptions options = parsed.options()
-                .mutate()
-                .lockOptions(LockProviderFactory.customize(parsed.options().lockOptions(), customizer))
-                .build();
         return RedisLockProvider.builder()
                 .topology(parsed.topology())
-                .options(options)
+                .options(parsed.options())
+                .lockOptions(LockProviderFactory.customize(parsed.lockOptions(), customizer))
                 .build();
     }
 }

@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
 import io.distlock.Lease;
+import io.distlock.TimeoutOptions;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
@@ -53,12 +55,11 @@ class RedisFailoverIT {
         return RedisLockProvider.builder()
                 .standalone(server.host(), server.port())
                 .options(RedisLockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(10))
                         .requiredReplicas(requiredReplicas)
                         .replicaAckTimeout(Duration.ofSeconds(1))
-                        .socketTimeout(Duration.ofSeconds(3))
-                        .connectTimeout(Duration.ofMillis(300))
+                        .timeouts(new TimeoutOptions(Duration.ofMillis(300), Duration.ofSeconds(3)))
                         .build())
+                .leaseTime(Duration.ofSeconds(10))
                 .build();
     }
 
@@ -99,7 +100,7 @@ class RedisFailoverIT {
                     .isInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining("0 of 1 required replicas");
             try (Jedis m = new Jedis(master.host(), master.port())) {
-                assertThat(m.exists(a.lockKey(NAME)))
+                assertThat(m.exists(lockKey(a, NAME)))
                         .as("the acquisition was undone")
                         .isFalse();
             }
@@ -118,7 +119,7 @@ class RedisFailoverIT {
                         .as("the acknowledged acquisition is on the promoted replica")
                         .isEmpty();
                 try (Jedis r = new Jedis(replica.host(), replica.port())) {
-                    r.del(b.lockKey(NAME)); // let the lease end, as its TTL would
+                    r.del(lockKey(b, NAME)); // let the lease end, as its TTL would
                 }
                 Lease next = b.lock(NAME).tryAcquire().orElseThrow();
                 assertThat(next.fencingToken().getAsLong()).isGreaterThan(token);

@@ -1,5 +1,8 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
+import static io.distlock.redis.RedisTestAccess.subscribedChannels;
+import static io.distlock.redis.RedisTestAccess.tokenKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +10,7 @@ import io.distlock.Lease;
 import io.distlock.LockNames;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.core.Scripts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,12 +117,12 @@ class RedisHandOffIT {
             assertThat(got.fencingToken().getAsLong())
                     .isGreaterThan(held.fencingToken().getAsLong());
             assertThat(got.isValid()).isTrue();
-            assertThat(admin.pttl(b.lockKey(name))).isBetween(1L, 10_000L);
+            assertThat(admin.pttl(lockKey(b, name))).isBetween(1L, 10_000L);
             got.release();
-            assertThat(admin.exists(b.lockKey(name))).isFalse();
+            assertThat(admin.exists(lockKey(b, name))).isFalse();
         }
         assertNothingLeftButCounter();
-        await().atMost(Duration.ofSeconds(2)).until(() -> b.subscribedChannels() == 0);
+        await().atMost(Duration.ofSeconds(2)).until(() -> subscribedChannels(b) == 0);
     }
 
     private long serverSubscribers() {
@@ -146,13 +149,13 @@ class RedisHandOffIT {
 
         held.release();
         Lease got1 = first.get(10, TimeUnit.SECONDS).orElseThrow();
-        assertThat(b.subscribedChannels()).as("the second waiter's interest").isEqualTo(1);
+        assertThat(subscribedChannels(b)).as("the second waiter's interest").isEqualTo(1);
         got1.release();
         // a lost subscription would leave the second waiter to its hint (the 10 s lease): 5 s fails it
         Lease got2 = second.get(5, TimeUnit.SECONDS).orElseThrow();
         assertThat(got2.fencingToken().getAsLong())
                 .isGreaterThan(got1.fencingToken().getAsLong());
-        assertThat(b.subscribedChannels()).isZero();
+        assertThat(subscribedChannels(b)).isZero();
         await().atMost(Duration.ofSeconds(5)).until(() -> serverSubscribers() == 0);
         got2.release();
         assertNothingLeftButCounter();
@@ -261,16 +264,16 @@ class RedisHandOffIT {
 
     @Test
     void handOff_entryWithoutGrantChannel_grantPublishedOnTheLockChannel() throws Exception {
-        // entries queued by clients from before session 10 name no channel of their own
+        // entries queued by clients that name no grant channel of their own
         RedisLockProvider a = client(Duration.ofSeconds(10));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String lockKey = a.lockKey(name);
+        String lockKey = lockKey(a, name);
         String old = "00112233445566778899aabbccddeeff";
         try (ChannelListener listener = new ChannelListener();
                 Jedis admin = fixture.admin()) {
             Object r = admin.evalsha(
                     Scripts.ACQUIRE_QUEUED.sha(),
-                    List.of(lockKey, a.tokenKey(name), queueKey(), waitersKey()),
+                    List.of(lockKey, tokenKey(a, name), queueKey(), waitersKey()),
                     List.of(old, "600", "60000", "30000", "250", "0"));
             assertThat(((List<?>) r).get(0)).isEqualTo(0L);
             held.release();
@@ -285,13 +288,13 @@ class RedisHandOffIT {
         RedisLockProvider a = client(Duration.ofSeconds(10));
         RedisLockProvider c = client(Duration.ofSeconds(10));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String lockKey = a.lockKey(name);
+        String lockKey = lockKey(a, name);
         String dead = "0123456789abcdef0123456789abcdef";
         try (Jedis admin = fixture.admin()) {
             // a waiter that queued itself (lease 600 ms, willing to wait 30 s) and then died
             Object r = admin.evalsha(
                     Scripts.ACQUIRE_QUEUED.sha(),
-                    List.of(lockKey, a.tokenKey(name), queueKey(), waitersKey()),
+                    List.of(lockKey, tokenKey(a, name), queueKey(), waitersKey()),
                     List.of(dead, "600", "60000", "30000", "250"));
             assertThat(((List<?>) r).get(0)).isEqualTo(0L);
         } catch (redis.clients.jedis.exceptions.JedisNoScriptException e) {
@@ -316,7 +319,7 @@ class RedisHandOffIT {
         RedisLockProvider a = client(Duration.ofSeconds(2));
         RedisLockProvider b = client(Duration.ofSeconds(2));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String lockKey = a.lockKey(name);
+        String lockKey = lockKey(a, name);
         Future<Optional<Lease>> waiter = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
         await().atMost(Duration.ofSeconds(10)).until(() -> queued() == 1);
         String channel = "distlock:{" + LockNames.encode(name) + "}:released";
@@ -328,7 +331,7 @@ class RedisHandOffIT {
             tx.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
             tx.evalsha(
                     Scripts.RELEASE_QUEUED.sha(),
-                    List.of(lockKey, a.tokenKey(name), queueKey(), waitersKey()),
+                    List.of(lockKey, tokenKey(a, name), queueKey(), waitersKey()),
                     List.of(owner, channel, "60000"));
             List<Object> results = tx.exec();
             assertThat(results.get(1)).as("handed over").isEqualTo(2L);
@@ -349,7 +352,7 @@ class RedisHandOffIT {
         RedisLockProvider a = client(Duration.ofSeconds(5));
         RedisLockProvider b = client(Duration.ofSeconds(5));
         RedisLockProvider c = client(Duration.ofSeconds(5));
-        String lockKey = a.lockKey(name);
+        String lockKey = lockKey(a, name);
         for (int i = 0; i < 12; i++) {
             Lease held = a.lock(name).tryAcquire().orElseThrow();
             Duration bWait = Duration.ofMillis(150);
@@ -384,7 +387,7 @@ class RedisHandOffIT {
             assertThat(held.isValid()).isTrue();
         }
         try (Jedis admin = fixture.admin()) {
-            assertThat(admin.exists(a.lockKey(name))).isFalse();
+            assertThat(admin.exists(lockKey(a, name))).isFalse();
         }
     }
 

@@ -3,8 +3,11 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProviders;
+import io.distlock.TlsOptions;
+import io.distlock.testing.servers.TestCertificates;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -32,11 +35,15 @@ class RedisHostileConfigTest {
                 Arguments.of("redis://u:" + PW + "@127.0.0.1:6379?leasetime=5s", "leasetime"),
                 Arguments.of("redis://u:" + PW + "@127.0.0.1:6379?password=" + PW, "password"),
                 Arguments.of("redis://u:" + PW + "@127.0.0.1:6379?poolSize=-3", "poolSize"),
-                Arguments.of("redis://u:" + PW + "@127.0.0.1:6379?tlsCaFile=/nonexistent/ca.pem", "tlsCaFile"),
                 Arguments.of(
-                        "redis://u:" + PW + "@127.0.0.1:6379?tlsCaFile="
+                        "rediss://u:" + PW + "@127.0.0.1:6379?trustCertificates=/nonexistent/ca.pem",
+                        "trustCertificates must be a readable file"),
+                Arguments.of(
+                        "redis://u:" + PW + "@127.0.0.1:6379?trustCertificates="
                                 + Path.of("pom.xml").toAbsolutePath(),
-                        "require tls=true"),
+                        "trustCertificates needs TLS"),
+                Arguments.of("rediss://u:" + PW + "@127.0.0.1:6379?trustStorePassword=" + PW, "needs trustStore"),
+                Arguments.of("redis://u:" + PW + "@127.0.0.1:6379?socketTimeout=1s", "socketTimeout"),
                 Arguments.of("redis://u:" + PW + "@a:1,b:2", "one host:port"),
                 Arguments.of("redis://u:" + PW + "@[::1:6379", "IPv6"),
                 Arguments.of("redis-sentinel://u:" + PW + "@h1:26379", "master name"),
@@ -56,7 +63,7 @@ class RedisHostileConfigTest {
     @Test
     void options_toStringAndMutatedCopy_neverShowPassword() {
         RedisLockOptions o =
-                RedisLockOptions.builder().username("u").password(PW).build();
+                RedisLockOptions.builder().credentials(Credentials.of("u", PW)).build();
         assertThat(o.toString()).contains("password=****").doesNotContain(PW);
         assertThat(o.mutate().build().toString()).doesNotContain(PW);
         assertThat(o.mutate().toString()).doesNotContain(PW);
@@ -64,37 +71,45 @@ class RedisHostileConfigTest {
     }
 
     @Test
-    void options_tlsSettingsWithoutTls_rejectedNamingTheRule() {
-        assertThatThrownBy(() ->
-                        RedisLockOptions.builder().tlsCaFile(Path.of("pom.xml")).build())
+    void options_trustFileMissing_rejectedNamingTheOption() {
+        assertThatThrownBy(() -> TlsOptions.builder().trustCertificates(Path.of("/nonexistent/ca.pem")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsCaFile and sslSocketFactory require tls=true");
-        assertThatThrownBy(() -> RedisLockOptions.builder().tlsCaFile(Path.of("/nonexistent/ca.pem")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsCaFile must be a readable file");
-        assertThatThrownBy(() -> RedisLockOptions.builder()
-                        .tls(true)
-                        .tlsCaFile(Path.of("pom.xml"))
-                        .sslSocketFactory((javax.net.ssl.SSLSocketFactory) javax.net.ssl.SSLSocketFactory.getDefault())
-                        .build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("either tlsCaFile or sslSocketFactory");
+                .hasMessageContaining("trustCertificates must be a readable file");
     }
 
     @Test
-    void provider_tlsCaFileNotPem_rejectedNamingTheFile() {
+    void provider_trustCertificatesNotPem_rejectedNamingTheFile() {
         assertThatThrownBy(() -> RedisLockProvider.builder()
                         .standalone("127.0.0.1", 1)
                         .options(RedisLockOptions.builder()
-                                .tls(true)
-                                .tlsCaFile(Path.of("pom.xml"))
-                                .password(PW)
+                                .tls(TlsOptions.builder()
+                                        .trustCertificates(Path.of("pom.xml"))
+                                        .build())
+                                .credentials(Credentials.password(PW))
                                 .build())
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsCaFile")
+                .hasMessageContaining("trustCertificates")
                 .hasMessageContaining("pom.xml")
                 .satisfies(e -> assertThat(chain(e)).doesNotContain(PW));
+    }
+
+    @Test
+    void provider_trustStoreWithWrongPassword_rejectedNamingTheStoreWithoutThePassword() {
+        try (TestCertificates certs = TestCertificates.generate()) {
+            assertThatThrownBy(() -> RedisLockProvider.builder()
+                            .standalone("127.0.0.1", 1)
+                            .options(RedisLockOptions.builder()
+                                    .tls(TlsOptions.builder()
+                                            .trustStore(certs.trustStore(), PW)
+                                            .build())
+                                    .build())
+                            .build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("trustStore")
+                    .hasMessageContaining(certs.trustStore().toString())
+                    .satisfies(e -> assertThat(chain(e)).doesNotContain(PW));
+        }
     }
 
     static String chain(Throwable e) {

@@ -1,5 +1,8 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
+import static io.distlock.redis.RedisTestAccess.subscribedChannels;
+import static io.distlock.redis.RedisTestAccess.tokenKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,6 +13,7 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,9 +66,14 @@ class RedisLockProviderIT {
     }
 
     private RedisLockProvider client(RedisLockOptions options) {
+        return client(options, LockOptions.defaults());
+    }
+
+    private RedisLockProvider client(RedisLockOptions options, LockOptions lockOptions) {
         RedisLockProvider p = RedisLockProvider.builder()
                 .standalone(fixture.server().host(), fixture.server().port())
                 .options(options)
+                .lockOptions(lockOptions)
                 .build();
         clients.add(p);
         return p;
@@ -81,8 +90,8 @@ class RedisLockProviderIT {
                 Jedis admin = admin()) {
             assertThat(lease.fencingToken()).isPresent();
             assertThat(lease.isValid()).isTrue();
-            assertThat(admin.pttl(a.lockKey(name))).isBetween(1L, 5000L);
-            assertThat(admin.pttl(a.tokenKey(name)))
+            assertThat(admin.pttl(lockKey(a, name))).isBetween(1L, 5000L);
+            assertThat(admin.pttl(tokenKey(a, name)))
                     .isGreaterThan(Duration.ofDays(6).toMillis())
                     .isLessThanOrEqualTo(RedisLockOptions.DEFAULT_COUNTER_RETENTION.toMillis());
         }
@@ -122,7 +131,7 @@ class RedisLockProviderIT {
             first = lease.fencingToken().getAsLong();
         }
         try (Jedis admin = admin()) {
-            admin.del(a.tokenKey(name)); // as after counterRetention, or a restart without persistence
+            admin.del(tokenKey(a, name)); // as after counterRetention, or a restart without persistence
         }
         try (Lease lease = a.lock(name).tryAcquire().orElseThrow()) {
             assertThat(lease.fencingToken().getAsLong()).isGreaterThan(first);
@@ -131,14 +140,19 @@ class RedisLockProviderIT {
 
     @Test
     void release_afterLockLostAndReacquiredByOther_leavesNewHolderAlone() {
-        RedisLockProvider a = client(LockOptionsFor.noRenew(Duration.ofSeconds(5)));
+        RedisLockProvider a = client(
+                RedisLockOptions.defaults(),
+                LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(5))
+                        .autoRenew(false)
+                        .build());
         RedisLockProvider b = client(Duration.ofSeconds(5));
         Lease stale = a.lock(name).tryAcquire().orElseThrow();
         fixture.expireLease(name);
         try (Lease current = b.lock(name).tryAcquire().orElseThrow()) {
             assertThat(stale.release()).isFalse();
             try (Jedis admin = admin()) {
-                assertThat(admin.exists(b.lockKey(name))).isTrue();
+                assertThat(admin.exists(lockKey(b, name))).isTrue();
             }
             assertThat(a.lock(name).tryAcquire()).isEmpty();
             assertThat(current.fencingToken().getAsLong())
@@ -154,7 +168,7 @@ class RedisLockProviderIT {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Optional<Lease>> waiter = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribedChannels(b) == 1);
             long releasedAt = System.nanoTime();
             held.release();
             Optional<Lease> got = waiter.get(10, TimeUnit.SECONDS);
@@ -162,7 +176,7 @@ class RedisLockProviderIT {
             assertThat(got).isPresent();
             assertThat(Duration.ofNanos(handOff)).isLessThan(Duration.ofSeconds(2));
             got.get().release();
-            await().atMost(Duration.ofSeconds(2)).until(() -> b.subscribedChannels() == 0);
+            await().atMost(Duration.ofSeconds(2)).until(() -> subscribedChannels(b) == 0);
         } finally {
             pool.shutdownNow();
         }
@@ -176,7 +190,7 @@ class RedisLockProviderIT {
             long start = System.nanoTime();
             assertThat(b.lock(name).tryAcquire(Duration.ofMillis(300))).isEmpty();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
-            assertThat(b.subscribedChannels()).isZero();
+            assertThat(subscribedChannels(b)).isZero();
             try (Jedis admin = admin()) {
                 String channel = "distlock:{" + io.distlock.LockNames.encode(name) + "}:released";
                 await().atMost(Duration.ofSeconds(2))
@@ -226,12 +240,11 @@ class RedisLockProviderIT {
 
     @Test
     void serverStopped_duringHold_leaseReportedLostByValidityDeadline() throws Exception {
-        RedisLockProvider a = client(RedisLockOptions.builder()
-                .lockOptions(
-                        LockOptions.builder().leaseTime(Duration.ofMillis(500)).build())
-                .socketTimeout(Duration.ofMillis(200))
-                .connectTimeout(Duration.ofMillis(200))
-                .build());
+        RedisLockProvider a = client(
+                RedisLockOptions.builder()
+                        .timeouts(TimeoutOptions.of(Duration.ofMillis(200)))
+                        .build(),
+                LockOptions.builder().leaseTime(Duration.ofMillis(500)).build());
         String lockName = name;
         Lease lease = a.lock(lockName).tryAcquire().orElseThrow();
         long acquiredAt = System.nanoTime();
@@ -302,7 +315,7 @@ class RedisLockProviderIT {
                     return null;
                 });
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> waiters.subscribedChannels() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> subscribedChannels(waiters) == 1);
             // pool of 4 + 1 subscriber for the waiting client, whatever the number of waiters
             assertThat(fixture.serverConnectionCount() - before).isLessThanOrEqualTo(4 + 1);
             held.release();
@@ -348,7 +361,7 @@ class RedisLockProviderIT {
                     return null;
                 });
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> waiters.subscribedChannels() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> subscribedChannels(waiters) == 1);
             held.release();
             assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
             long calls = scriptCalls(admin) - before;
@@ -373,7 +386,7 @@ class RedisLockProviderIT {
         await().atMost(Duration.ofSeconds(5)).until(() -> fixture.serverConnectionCount() == before);
         await().atMost(Duration.ofSeconds(5)).until(() -> distlockRedisThreads() == threadsBefore);
         try (Jedis admin = admin()) {
-            assertThat(admin.exists(p.lockKey(name)))
+            assertThat(admin.exists(lockKey(p, name)))
                     .as("close released the held lease")
                     .isFalse();
         }
@@ -390,7 +403,7 @@ class RedisLockProviderIT {
             assertThat(lease.isValid()).isTrue();
         }
         try (Jedis admin = admin()) {
-            assertThat(admin.exists(a.lockKey(name))).isFalse();
+            assertThat(admin.exists(lockKey(a, name))).isFalse();
         }
     }
 
@@ -404,7 +417,7 @@ class RedisLockProviderIT {
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("0 of 1 required replicas");
         try (Jedis admin = admin()) {
-            assertThat(admin.exists(p.lockKey(name))).isFalse();
+            assertThat(admin.exists(lockKey(p, name))).isFalse();
         }
     }
 
@@ -416,9 +429,9 @@ class RedisLockProviderIT {
             assertThat(p.backend()).isEqualTo("redis");
             try (Lease lease = p.lock(name).tryAcquire().orElseThrow();
                     Jedis admin = admin()) {
-                assertThat(admin.exists(((RedisLockProvider) p).lockKey(name))).isTrue();
-                assertThat(((RedisLockProvider) p).lockKey(name)).startsWith("uri-test:{");
-                assertThat(admin.pttl(((RedisLockProvider) p).lockKey(name))).isBetween(1L, 2000L);
+                assertThat(admin.exists(lockKey(p, name))).isTrue();
+                assertThat(lockKey(p, name)).startsWith("uri-test:{");
+                assertThat(admin.pttl(lockKey(p, name))).isBetween(1L, 2000L);
             }
         }
     }
@@ -432,22 +445,10 @@ class RedisLockProviderIT {
                     .leaseTime(Duration.ofSeconds(2))
                     .build();
             try (Lease lease = p.lock(name).tryAcquire().orElseThrow()) {
-                assertThat(jedis.exists(p.lockKey(name))).isTrue();
+                assertThat(jedis.exists(lockKey(p, name))).isTrue();
             }
             p.close();
             assertThat(jedis.ping()).isEqualTo("PONG");
-        }
-    }
-
-    /** Lock options helpers. */
-    static final class LockOptionsFor {
-        static RedisLockOptions noRenew(Duration lease) {
-            return RedisLockOptions.builder()
-                    .lockOptions(LockOptions.builder()
-                            .leaseTime(lease)
-                            .autoRenew(false)
-                            .build())
-                    .build();
         }
     }
 }

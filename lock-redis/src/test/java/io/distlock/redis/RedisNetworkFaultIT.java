@@ -1,10 +1,12 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.subscribedChannels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
+import io.distlock.TimeoutOptions;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.RedisServer;
@@ -34,14 +36,13 @@ class RedisNetworkFaultIT {
         server.close();
     }
 
-    private RedisLockProvider viaProxy(Duration lease, Duration socketTimeout) {
+    private RedisLockProvider viaProxy(Duration lease, Duration requestTimeout) {
         return RedisLockProvider.builder()
                 .standalone("127.0.0.1", proxy.port())
                 .options(RedisLockOptions.builder()
-                        .lockOptions(LockOptions.builder().leaseTime(lease).build())
-                        .socketTimeout(socketTimeout)
-                        .connectTimeout(Duration.ofMillis(500))
+                        .timeouts(new TimeoutOptions(Duration.ofMillis(500), requestTimeout))
                         .build())
+                .lockOptions(LockOptions.builder().leaseTime(lease).build())
                 .build();
     }
 
@@ -82,7 +83,7 @@ class RedisNetworkFaultIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribedChannels(b) == 1);
             proxy.cutConnections();
             // the subscriber reconnects and resubscribes: the channel has a subscriber again on the server
             try (var admin = new Jedis(server.host(), server.port())) {
@@ -113,19 +114,16 @@ class RedisNetworkFaultIT {
         String name = "net/carried";
         try (RedisLockProvider a = RedisLockProvider.builder()
                         .standalone(server.host(), server.port())
-                        .options(RedisLockOptions.builder()
-                                .leaseTime(lease)
-                                .handOff(true)
-                                .build())
+                        .options(RedisLockOptions.builder().handOff(true).build())
+                        .leaseTime(lease)
                         .build();
                 RedisLockProvider b = RedisLockProvider.builder()
                         .standalone("127.0.0.1", proxy.port())
                         .options(RedisLockOptions.builder()
-                                .leaseTime(lease)
                                 .handOff(true)
-                                .socketTimeout(Duration.ofMillis(400))
-                                .connectTimeout(Duration.ofMillis(400))
+                                .timeouts(new TimeoutOptions(Duration.ofMillis(400), Duration.ofMillis(400)))
                                 .build())
+                        .leaseTime(lease)
                         .build();
                 Jedis admin = new Jedis(server.host(), server.port())) {
             Lease held = a.lock(name).tryAcquire().orElseThrow();

@@ -15,10 +15,9 @@ class RedisPersistenceIT {
     private static RedisLockProvider client(RedisServer s, boolean persistent) {
         return RedisLockProvider.builder()
                 .standalone(s.host(), s.port())
-                .options(RedisLockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(2))
-                        .assumePersistence(persistent)
-                        .build())
+                .options(
+                        RedisLockOptions.builder().assumePersistence(persistent).build())
+                .leaseTime(Duration.ofSeconds(2))
                 .build();
     }
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
 /**
- * Issue 4's goal, counted from the server's own statistics: an uncontended acquire+release is
+ * The round-trip floor, counted from the server's own statistics: an uncontended acquire+release is
  * exactly one script call to acquire and one to release, and nothing else (no extra command for
  * the owner value, the pool or renewal bookkeeping), whether or not the hand-off queue is on.
  */

@@ -1,15 +1,21 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
+import static io.distlock.redis.RedisTestAccess.subscribedChannels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
-import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.core.Scripts;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.TestCertificates;
@@ -71,7 +77,12 @@ class RedisSecurityIT {
     static void startServers() throws IOException {
         certs = TestCertificates.generate();
         passwordServer = RedisServer.builder().password(ADMIN_PASSWORD).start();
-        tlsServer = RedisServer.builder().password(ADMIN_PASSWORD).tls(certs).start();
+        // also on 127.0.0.2, an address the test certificate does not name
+        tlsServer = RedisServer.builder()
+                .password(ADMIN_PASSWORD)
+                .tls(certs)
+                .args("--bind", "127.0.0.1", "127.0.0.2")
+                .start();
         for (RedisServer s : List.of(passwordServer, tlsServer)) {
             createLockUser(s);
         }
@@ -119,13 +130,14 @@ class RedisSecurityIT {
         RedisLockProvider locks = RedisLockProvider.builder()
                 .standalone("127.0.0.1", tlsServer.port())
                 .options(RedisLockOptions.builder()
-                        .username("locks") // the ACL user (rule below)
-                        .password(PASSWORD) // e.g. from a secret store; never printed
-                        .tls(true)
-                        .tlsCaFile(certs.caCertificate()) // PEM CA certificates to trust
+                        // the ACL user (rule below); the password e.g. from a secret store, never printed
+                        .credentials(Credentials.of("locks", PASSWORD))
+                        .tls(TlsOptions.builder()
+                                .trustCertificates(certs.caCertificate()) // PEM CA certificates to trust
+                                .build())
                         .keyPrefix("distlock") // must match ~distlock:* and &distlock:*
-                        .leaseTime(leaseTime)
                         .build())
+                .leaseTime(leaseTime)
                 .build();
         // README-END
         return track(locks);
@@ -142,27 +154,64 @@ class RedisSecurityIT {
     }
 
     @Test
-    void password_wrongPassword_failsWithClearErrorWithoutThePassword() {
+    void password_wrongPassword_configurationErrorAtOnceWithoutThePassword() {
         String wrong = "wrong-Pw-c0ffee99";
         String logged = LogCapture.during(() -> {
             LockProvider p = track(LockProviders.open("redis://:" + wrong + "@" + passwordServer.address()));
             assertThat(p.toString()).doesNotContain(wrong);
-            assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockConfigurationException.class)
                     .satisfies(e -> assertThat(LogCapture.fullText(e))
                             .contains("WRONGPASS")
+                            .contains(name)
                             .doesNotContain(wrong));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("not retried within the wait")
+                    .isLessThan(Duration.ofMillis(1000));
             p.close();
         });
         assertThat(logged).doesNotContain(wrong);
     }
 
     @Test
-    void password_none_failsWithNoAuth() {
+    void password_unknownUser_configurationErrorAtOnce() {
+        LockProvider p = track(RedisLockProvider.builder()
+                .standalone("127.0.0.1", passwordServer.port())
+                .options(RedisLockOptions.builder()
+                        .credentials(Credentials.of("nobody", PASSWORD))
+                        .build())
+                .build());
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class)
+                .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("WRONGPASS"));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1000));
+    }
+
+    @Test
+    void password_none_configurationErrorWithNoAuth() {
         LockProvider p = track(LockProviders.open(passwordServer.uri()));
-        assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                .isInstanceOf(BackendUnavailableException.class)
+        assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class)
                 .satisfies(e -> assertThat(LogCapture.fullText(e)).contains("NOAUTH"));
+    }
+
+    @Test
+    void password_serverStopped_backendUnavailableNotConfiguration() {
+        try (RedisServer doomed = RedisServer.builder().password(ADMIN_PASSWORD).start()) {
+            LockProvider p = track(RedisLockProvider.builder()
+                    .standalone("127.0.0.1", doomed.port())
+                    .options(RedisLockOptions.builder()
+                            .credentials(Credentials.password(ADMIN_PASSWORD))
+                            .timeouts(TimeoutOptions.of(Duration.ofMillis(300)))
+                            .build())
+                    .build());
+            p.lock(name).tryAcquire().orElseThrow().release();
+            doomed.kill();
+            assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofMillis(500)))
+                    .isInstanceOf(BackendUnavailableException.class);
+        }
     }
 
     @Test
@@ -177,7 +226,7 @@ class RedisSecurityIT {
                 throw new IllegalStateException(e);
             }
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribedChannels(b) == 1);
         // hold past two lease times: only the watchdog's renewals keep it
         long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
         await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - until > 0);
@@ -227,8 +276,9 @@ class RedisSecurityIT {
 
     @Test
     void tls_uriWithUserPasswordAndCaFile_locksWork() {
-        String uri = "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&tlsCaFile="
-                + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
+        String uri =
+                "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&trustCertificates="
+                        + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         LockProvider p = track(LockProviders.open(uri));
         Lease lease = p.lock(name).tryAcquire().orElseThrow();
         assertThat(lease.release()).isTrue();
@@ -237,26 +287,28 @@ class RedisSecurityIT {
 
     @Test
     void tls_serverCertificateNotTrusted_connectionRefusedWithClearError() throws IOException {
-        // without tlsCaFile the JVM's default trust store is used, which does not know the test CA
+        // without trustCertificates the JVM's default trust store is used, which does not know the test CA
         LockProvider untrusted =
                 track(LockProviders.open("rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address()));
-        assertThatThrownBy(() -> untrusted.lock(name).tryAcquire())
-                .isInstanceOf(BackendUnavailableException.class)
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> untrusted.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class)
                 .satisfies(e -> assertThat(LogCapture.fullText(e))
                         .containsIgnoringCase("certification path")
                         .doesNotContain(PASSWORD));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1000));
         // another CA's certificate file: still refused
         try (TestCertificates other = TestCertificates.generate()) {
             LockProvider wrongCa = track(RedisLockProvider.builder()
                     .standalone("127.0.0.1", tlsServer.port())
                     .options(RedisLockOptions.builder()
-                            .username(USER)
-                            .password(PASSWORD)
-                            .tls(true)
-                            .tlsCaFile(other.caCertificate())
+                            .credentials(Credentials.of(USER, PASSWORD))
+                            .tls(TlsOptions.builder()
+                                    .trustCertificates(other.caCertificate())
+                                    .build())
                             .build())
                     .build());
-            assertThatThrownBy(() -> wrongCa.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
+            assertThatThrownBy(() -> wrongCa.lock(name).tryAcquire()).isInstanceOf(LockConfigurationException.class);
         }
     }
 
@@ -265,9 +317,8 @@ class RedisSecurityIT {
         LockProvider plain = track(RedisLockProvider.builder()
                 .standalone("127.0.0.1", tlsServer.port())
                 .options(RedisLockOptions.builder()
-                        .username(USER)
-                        .password(PASSWORD)
-                        .socketTimeout(Duration.ofMillis(500))
+                        .credentials(Credentials.of(USER, PASSWORD))
+                        .timeouts(RedisLockOptions.DEFAULT_TIMEOUTS.withRequestTimeout(Duration.ofMillis(500)))
                         .build())
                 .build());
         assertThatThrownBy(() -> plain.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
@@ -275,20 +326,21 @@ class RedisSecurityIT {
 
     @Test
     void tls_hostNameNotInCertificate_refused() {
-        // the certificate names 127.0.0.1, ::1 and localhost; 127.0.0.2 reaches the same loopback
-        // server (Linux routes 127/8 to lo) but is not in the certificate
+        // the certificate names 127.0.0.1, ::1 and localhost; 127.0.0.2 reaches the same server (it
+        // listens there too) but is not in the certificate
         LockProvider p = track(RedisLockProvider.builder()
                 .standalone("127.0.0.2", tlsServer.port())
                 .options(RedisLockOptions.builder()
-                        .username(USER)
-                        .password(PASSWORD)
-                        .tls(true)
-                        .tlsCaFile(certs.caCertificate())
+                        .credentials(Credentials.of(USER, PASSWORD))
+                        .tls(TlsOptions.builder()
+                                .trustCertificates(certs.caCertificate())
+                                .build())
                         .build())
                 .build());
-        assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                .isInstanceOf(BackendUnavailableException.class)
-                .satisfies(e -> assertThat(LogCapture.fullText(e)).containsIgnoringCase("127.0.0.2"));
+        assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class)
+                .satisfies(e -> assertThat(LogCapture.fullText(e))
+                        .contains("No subject alternative names matching IP address 127.0.0.2"));
     }
 
     @Test
@@ -296,7 +348,7 @@ class RedisSecurityIT {
         RedisLockProvider a = aclClient(Duration.ofSeconds(5));
         RedisLockProvider b = aclClient(Duration.ofSeconds(5));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         String owner = tlsServer.call("GET", key);
         assertThat(owner).matches("[0-9a-f]{32}");
         // the other client, same user: the provider API gives it no way in
@@ -320,7 +372,7 @@ class RedisSecurityIT {
         RedisLockProvider a = aclClient(Duration.ofMillis(900));
         RedisLockProvider b = aclClient(Duration.ofMillis(900));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         tlsServer.call("SET", key, "written-by-hand"); // no TTL: nobody's lease
         held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(held.isValid()).isFalse();
@@ -334,7 +386,7 @@ class RedisSecurityIT {
     @Test
     void foreignValue_wrongTypeInLockKey_clearErrorNamingLock() throws IOException {
         RedisLockProvider a = aclClient(Duration.ofSeconds(2));
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         tlsServer.call("HSET", key, "f", "v");
         try {
             assertThatThrownBy(() -> a.lock(name).tryAcquire())
@@ -367,17 +419,19 @@ class RedisSecurityIT {
             RedisLockProvider p = track(RedisLockProvider.builder()
                     .standalone("127.0.0.1", tlsServer.port())
                     .options(RedisLockOptions.builder()
-                            .username("reader")
-                            .password(PASSWORD)
-                            .tls(true)
-                            .tlsCaFile(certs.caCertificate())
+                            .credentials(Credentials.of("reader", PASSWORD))
+                            .tls(TlsOptions.builder()
+                                    .trustCertificates(certs.caCertificate())
+                                    .build())
                             .build())
                     .build());
-            assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockConfigurationException.class)
                     .satisfies(e -> assertThat(LogCapture.fullText(e))
                             .contains("NOPERM")
                             .doesNotContain(PASSWORD));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1000));
         } finally {
             tlsServer.call("ACL", "DELUSER", "reader");
         }
@@ -395,11 +449,12 @@ class RedisSecurityIT {
 
     @Test
     void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
-        String uri = "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&tlsCaFile="
-                + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
+        String uri =
+                "rediss://" + USER + ":" + PASSWORD + "@" + tlsServer.address() + "?leaseTime=2s&trustCertificates="
+                        + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         String logged = LogCapture.wholeSessionAtTrace(() -> LockProviders.open(uri), name, () -> {
             LockProvider wrong = LockProviders.open(uri.replace(PASSWORD, "x" + PASSWORD + "x"));
-            assertThatThrownBy(() -> wrong.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
+            assertThatThrownBy(() -> wrong.lock(name).tryAcquire()).isInstanceOf(LockConfigurationException.class);
             wrong.close();
         });
         LogCapture.assertNoSecret(logged, PASSWORD);

@@ -1,10 +1,11 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.Lease;
-import io.distlock.LockException;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.testing.LogCapture;
@@ -55,8 +56,7 @@ class RedisSentinelAuthIT {
                 + setup.sentinelAddresses() + "/" + setup.masterName() + "?leaseTime=2s";
         try (LockProvider p = LockProviders.open(uri)) {
             Lease lease = p.lock("sentinel-auth").tryAcquire().orElseThrow();
-            assertThat(setup.master().call("GET", ((RedisLockProvider) p).lockKey("sentinel-auth")))
-                    .matches("[0-9a-f]{32}");
+            assertThat(setup.master().call("GET", lockKey(p, "sentinel-auth"))).matches("[0-9a-f]{32}");
             assertThat(lease.release()).isTrue();
             assertThat(p.toString()).doesNotContain(RedisSecurityIT.PASSWORD);
         }
@@ -77,8 +77,10 @@ class RedisSentinelAuthIT {
                         opened.add(p);
                         p.lock("sentinel-auth").tryAcquire();
                     })
-                    .isInstanceOf(LockException.class)
-                    .satisfies(e -> assertThat(LogCapture.fullText(e)).doesNotContain(wrong));
+                    .isInstanceOf(LockConfigurationException.class)
+                    .satisfies(e -> assertThat(LogCapture.fullText(e))
+                            .contains("WRONGPASS")
+                            .doesNotContain(wrong));
         } finally {
             opened.forEach(LockProvider::close);
         }

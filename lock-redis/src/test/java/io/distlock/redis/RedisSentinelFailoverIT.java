@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
+import io.distlock.TimeoutOptions;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.RedisSentinelSetup;
 import io.distlock.testing.servers.RedisServer;
@@ -68,12 +69,11 @@ class RedisSentinelFailoverIT {
         return RedisLockProvider.builder()
                 .sentinel(MASTER, sentinels.stream().map(TestServer::address).toList())
                 .options(RedisLockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(30))
                         .requiredReplicas(requiredReplicas)
                         .replicaAckTimeout(Duration.ofSeconds(1))
-                        .socketTimeout(Duration.ofSeconds(3))
-                        .connectTimeout(Duration.ofMillis(300))
+                        .timeouts(new TimeoutOptions(Duration.ofMillis(300), Duration.ofSeconds(3)))
                         .build())
+                .leaseTime(Duration.ofSeconds(30))
                 .build();
     }
 

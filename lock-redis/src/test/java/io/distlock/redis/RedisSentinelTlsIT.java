@@ -1,12 +1,16 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.lockKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.RedisSentinelSetup;
@@ -76,12 +80,13 @@ class RedisSentinelTlsIT {
         RedisLockProvider locks = RedisLockProvider.builder()
                 .sentinel("distlock-master", sentinels) // the Sentinels' TLS ports
                 .options(RedisLockOptions.builder()
-                        .username("locks") // the ACL user on master and replicas (not the Sentinels)
-                        .password(RedisSecurityIT.PASSWORD)
-                        .tls(true) // Sentinels and data nodes alike
-                        .tlsCaFile(certs.caCertificate()) // CA of all their certificates
-                        .leaseTime(Duration.ofSeconds(2))
+                        // the ACL user on master and replicas (not the Sentinels)
+                        .credentials(Credentials.of("locks", RedisSecurityIT.PASSWORD))
+                        .tls(TlsOptions.builder() // Sentinels and data nodes alike
+                                .trustCertificates(certs.caCertificate()) // CA of all their certificates
+                                .build())
                         .build())
+                .leaseTime(Duration.ofSeconds(2))
                 .build();
         // README-END
         providers.add(locks);
@@ -92,7 +97,7 @@ class RedisSentinelTlsIT {
         return "rediss-sentinel://" + RedisSecurityIT.USER + ":" + password + "@" + setup.sentinelAddresses() + "/"
                 + setup.masterName() + "?leaseTime=2s&connectTimeout=2s"
                 + (withCa
-                        ? "&tlsCaFile="
+                        ? "&trustCertificates="
                                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8)
                         : "");
     }
@@ -104,7 +109,7 @@ class RedisSentinelTlsIT {
         RedisLockProvider a = builderClient();
         RedisLockProvider b = builderClient();
         Lease lease = a.lock("sentinel-tls").tryAcquire().orElseThrow();
-        assertThat(setup.master().call("GET", a.lockKey("sentinel-tls"))).matches("[0-9a-f]{32}");
+        assertThat(setup.master().call("GET", lockKey(a, "sentinel-tls"))).matches("[0-9a-f]{32}");
         assertThat(b.lock("sentinel-tls").tryAcquire()).isEmpty();
         assertThat(lease.release()).isTrue();
         assertThat(b.lock("sentinel-tls").tryAcquire()).isPresent();
@@ -141,7 +146,7 @@ class RedisSentinelTlsIT {
                     providers.add(p);
                     p.lock("sentinel-tls-untrusted").tryAcquire();
                 })
-                .isInstanceOf(BackendUnavailableException.class)
+                .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("cannot find master 'distlock-master' through the Sentinels")
                 .satisfies(e -> assertThat(LogCapture.fullText(e))
                         .containsIgnoringCase("certification path")
@@ -153,7 +158,7 @@ class RedisSentinelTlsIT {
     void plainRedisSentinelScheme_onTlsPorts_fails() {
         assertThatThrownBy(() -> {
                     LockProvider p = LockProviders.open("redis-sentinel://" + setup.sentinelAddresses() + "/"
-                            + setup.masterName() + "?connectTimeout=1s&socketTimeout=1s");
+                            + setup.masterName() + "?connectTimeout=1s&requestTimeout=1s");
                     providers.add(p);
                     p.lock("sentinel-plain").tryAcquire();
                 })
@@ -169,7 +174,7 @@ class RedisSentinelTlsIT {
                 .isTrue();
         RedisServer promoted = setup.failover();
         Lease lease = awaitLease(p, "sentinel-tls-failover");
-        assertThat(promoted.call("GET", p.lockKey("sentinel-tls-failover"))).matches("[0-9a-f]{32}");
+        assertThat(promoted.call("GET", lockKey(p, "sentinel-tls-failover"))).matches("[0-9a-f]{32}");
         assertThat(lease.release()).isTrue();
     }
 

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
-import io.distlock.redis.internal.RedisKeys;
+import io.distlock.TimeoutOptions;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.testing.servers.RedisSentinelSetup;
 import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
@@ -40,11 +41,10 @@ class RedisSentinelWaitersIT {
                 .sentinel(
                         s.masterName(), java.util.List.of(s.sentinelAddresses().split(",")))
                 .options(RedisLockOptions.builder()
-                        .leaseTime(lease)
                         .handOff(handOff)
-                        .socketTimeout(Duration.ofSeconds(2))
-                        .connectTimeout(Duration.ofMillis(300))
+                        .timeouts(new TimeoutOptions(Duration.ofMillis(300), Duration.ofSeconds(2)))
                         .build())
+                .leaseTime(lease)
                 .build();
     }
 

@@ -1,15 +1,17 @@
 package io.distlock.redis;
 
+import io.distlock.Credentials;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.tck.TckFixture;
 import io.distlock.testing.servers.RedisCluster;
 import io.distlock.testing.servers.RedisSentinelSetup;
 import io.distlock.testing.servers.RedisServer;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisMovedDataException;
 
@@ -18,25 +20,34 @@ import redis.clients.jedis.exceptions.JedisMovedDataException;
  * replica watched by three Sentinels, or a 3-master Cluster. Connections of our providers are
  * recognised by their client name ({@code distlock}), so admin, replication and Sentinel connections
  * are not counted.
+ *
+ * <p>The Sentinel deployment requires a password ({@code requirepass} on master and replica): its
+ * clients authenticate with {@link #PASSWORD}, and {@link #newClientWithWrongCredentials} presents
+ * another one. The standalone and Cluster servers require none, so that hook is unsupported there.
  */
 final class RedisTckFixture implements TckFixture {
     private static final RedisKeys KEYS = new RedisKeys(RedisLockOptions.DEFAULT_KEY_PREFIX);
+    /** The password of the Sentinel deployment's data nodes. */
+    static final String PASSWORD = "tck-Sentinel-pw-5b1e";
 
+    private final String password; // null: the servers require none
     private final String kind;
     private final RedisServer standalone; // null unless standalone
     private final Supplier<List<RedisServer>> dataNodes; // where keys live (CLIENT LIST, DEL)
     private final List<RedisServer> allNodes; // what stopServer stops (masters and replicas)
     private final AutoCloseable resources;
-    private final Function<RedisLockOptions, RedisLockProvider> opener;
+    private final BiFunction<RedisLockOptions, LockOptions, RedisLockProvider> opener;
 
     private RedisTckFixture(
             String kind,
+            String password,
             RedisServer standalone,
             Supplier<List<RedisServer>> dataNodes,
             List<RedisServer> allNodes,
             AutoCloseable resources,
-            Function<RedisLockOptions, RedisLockProvider> opener) {
+            BiFunction<RedisLockOptions, LockOptions, RedisLockProvider> opener) {
         this.kind = kind;
+        this.password = password;
         this.standalone = standalone;
         this.dataNodes = dataNodes;
         this.allNodes = allNodes;
@@ -53,33 +64,38 @@ final class RedisTckFixture implements TckFixture {
         return standalone(o -> o.mutate().handOff(false).build());
     }
 
-    private static RedisTckFixture standalone(java.util.function.UnaryOperator<RedisLockOptions> adjust) {
+    private static RedisTckFixture standalone(UnaryOperator<RedisLockOptions> adjust) {
         RedisServer s = RedisServer.start();
         return new RedisTckFixture(
                 "standalone",
+                null,
                 s,
                 () -> List.of(s),
                 List.of(s),
                 s,
-                o -> RedisLockProvider.builder()
+                (o, lo) -> RedisLockProvider.builder()
                         .standalone(s.host(), s.port())
                         .options(adjust.apply(o))
+                        .lockOptions(lo)
                         .build());
     }
 
+    /** Master and replica with {@link #PASSWORD}, watched by three Sentinels. */
     static RedisTckFixture sentinel() {
-        RedisSentinelSetup setup = RedisSentinelSetup.start();
+        RedisSentinelSetup setup = RedisSentinelSetup.start(PASSWORD);
         List<String> sentinels =
                 setup.sentinels().stream().map(t -> t.host() + ":" + t.port()).toList();
         return new RedisTckFixture(
                 "sentinel",
+                PASSWORD,
                 null,
                 () -> List.of(setup.master()),
                 List.of(setup.master(), setup.replica()),
                 setup,
-                o -> RedisLockProvider.builder()
+                (o, lo) -> RedisLockProvider.builder()
                         .sentinel(setup.masterName(), sentinels)
                         .options(o)
+                        .lockOptions(lo)
                         .build());
     }
 
@@ -90,10 +106,15 @@ final class RedisTckFixture implements TckFixture {
         return new RedisTckFixture(
                 "cluster",
                 null,
+                null,
                 c::nodes,
                 c.nodes(),
                 c,
-                o -> RedisLockProvider.builder().cluster(nodes).options(o).build());
+                (o, lo) -> RedisLockProvider.builder()
+                        .cluster(nodes)
+                        .options(o)
+                        .lockOptions(lo)
+                        .build());
     }
 
     /** The standalone server. */
@@ -109,9 +130,25 @@ final class RedisTckFixture implements TckFixture {
         return new Jedis(server().host(), server().port());
     }
 
-    /** Opens a provider with full Redis options on this deployment. */
-    RedisLockProvider open(RedisLockOptions options) {
-        return opener.apply(options);
+    /**
+     * Opens a provider with full Redis options on this deployment (with the deployment's password,
+     * if it has one and {@code options} give no credentials).
+     */
+    RedisLockProvider open(RedisLockOptions options, LockOptions lockOptions) {
+        if (password != null && options.credentials().isEmpty()) {
+            options =
+                    options.mutate().credentials(Credentials.password(password)).build();
+        }
+        return opener.apply(options, lockOptions);
+    }
+
+    /** A data node connection, authenticated if the deployment has a password. */
+    private Jedis admin(RedisServer server) {
+        Jedis j = new Jedis(server.host(), server.port());
+        if (password != null) {
+            j.auth(password);
+        }
+        return j;
     }
 
     @Override
@@ -121,14 +158,28 @@ final class RedisTckFixture implements TckFixture {
 
     @Override
     public LockProvider newClient(LockOptions options) {
-        return open(RedisLockOptions.builder().lockOptions(options).poolSize(4).build());
+        return open(RedisLockOptions.builder().poolSize(4).build(), options);
+    }
+
+    /** A client that authenticates with a wrong password (Sentinel only: the others need none). */
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        if (password == null) {
+            return TckFixture.super.newClientWithWrongCredentials(options);
+        }
+        return open(
+                RedisLockOptions.builder()
+                        .poolSize(4)
+                        .credentials(Credentials.password("wrong-" + password))
+                        .build(),
+                options);
     }
 
     @Override
     public void expireLease(String lockName) {
         String key = KEYS.lockKey(lockName);
         for (RedisServer n : dataNodes.get()) {
-            try (Jedis j = new Jedis(n.host(), n.port())) {
+            try (Jedis j = admin(n)) {
                 j.del(key);
             } catch (JedisMovedDataException otherNode) {
                 // Cluster: the key lives on another master
@@ -137,15 +188,10 @@ final class RedisTckFixture implements TckFixture {
     }
 
     @Override
-    public void crashClient(LockProvider client) {
-        ((RedisLockProvider) client).simulateCrash();
-    }
-
-    @Override
     public int serverConnectionCount() {
         int n = 0;
         for (RedisServer s : dataNodes.get()) {
-            try (Jedis j = new Jedis(s.host(), s.port())) {
+            try (Jedis j = admin(s)) {
                 for (String line : j.clientList().split("\n")) {
                     if (line.contains(" name=distlock ")) {
                         n++;

@@ -1,5 +1,6 @@
 package io.distlock.redis;
 
+import static io.distlock.redis.RedisTestAccess.subscribedChannels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -89,7 +90,7 @@ class RedisTopologiesIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.subscribedChannels() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribedChannels(b) == 1);
             long releasedAt = System.nanoTime();
             held.release();
             Optional<Lease> got = waiter.get(10, TimeUnit.SECONDS);

@@ -3,10 +3,14 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
+import io.distlock.TimeoutOptions;
+import io.distlock.TlsOptions;
 import io.distlock.redis.internal.RedisUris;
 import io.distlock.redis.internal.Topology;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.HostAndPort;
@@ -20,33 +24,63 @@ class RedisUrisTest {
     @Test
     void parse_plusInUserInfo_staysAPlus() {
         RedisLockOptions o = parse("redis://a+b:p+w%2Bx@127.0.0.1:6380").options();
-        assertThat(o.username()).contains("a+b");
-        assertThat(o.password()).contains("p+w+x");
+        assertThat(o.credentials()).contains(Credentials.of("a+b", "p+w+x"));
     }
 
     @Test
     void parse_standaloneWithCredentialsDbAndParams_readsAll() {
         RedisUris.Parsed p = parse("redis://app:p%40ss@127.0.0.1:6380/3?leaseTime=5s&keyPrefix=svc&poolSize=2"
-                + "&connectTimeout=100ms&socketTimeout=1s&requiredReplicas=1&replicaAckTimeout=50ms"
+                + "&connectTimeout=100ms&requestTimeout=1s&requiredReplicas=1&replicaAckTimeout=50ms"
                 + "&assumePersistence=true&counterRetention=2d&autoRenew=false&handOff=false");
         assertThat(p.topology().kind()).isEqualTo(Topology.Kind.STANDALONE);
         assertThat(p.topology().nodes()).containsExactly(new HostAndPort("127.0.0.1", 6380));
         RedisLockOptions o = p.options();
-        assertThat(o.username()).contains("app");
-        assertThat(o.password()).contains("p@ss");
+        assertThat(o.credentials()).contains(Credentials.of("app", "p@ss"));
         assertThat(o.database()).isEqualTo(3);
-        assertThat(o.lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(o.lockOptions().autoRenew()).isFalse();
+        assertThat(p.lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(p.lockOptions().autoRenew()).isFalse();
         assertThat(o.keyPrefix()).isEqualTo("svc");
         assertThat(o.poolSize()).isEqualTo(2);
-        assertThat(o.connectTimeout()).isEqualTo(Duration.ofMillis(100));
-        assertThat(o.socketTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(o.timeouts()).isEqualTo(new TimeoutOptions(Duration.ofMillis(100), Duration.ofSeconds(1)));
         assertThat(o.requiredReplicas()).isEqualTo(1);
         assertThat(o.replicaAckTimeout()).isEqualTo(Duration.ofMillis(50));
         assertThat(o.assumePersistence()).isTrue();
         assertThat(o.counterRetention()).isEqualTo(Duration.ofDays(2));
         assertThat(o.handOff()).isFalse();
-        assertThat(o.tls()).isFalse();
+        assertThat(o.tls().isEnabled()).isFalse();
+    }
+
+    @Test
+    void parse_trustParameters_giveTlsOptions() {
+        TlsOptions pem =
+                parse("rediss://h:1?trustCertificates=pom.xml").options().tls();
+        assertThat(pem.trustCertificates()).contains(Path.of("pom.xml"));
+        TlsOptions store = parse("redis://h:1?tls=true&trustStore=pom.xml&trustStorePassword=changeit")
+                .options()
+                .tls();
+        assertThat(store.trustStore()).contains(Path.of("pom.xml"));
+        assertThat(store.trustStorePassword()).contains("changeit");
+        assertThatThrownBy(() -> parse("redis://h:1?trustCertificates=pom.xml"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("trustCertificates needs TLS (use rediss:// or tls=true)");
+        assertThatThrownBy(() -> parse("rediss://h:1?clientCertificate=pom.xml&clientKey=pom.xml"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("clientCertificate");
+    }
+
+    @Test
+    void parse_oldParameterNames_rejectedAsUnknown() {
+        for (String old : new String[] {"socketTimeout=1s", "tlsCaFile=pom.xml"}) {
+            assertThatThrownBy(() -> parse("rediss://h:1?" + old))
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("unknown parameter(s) [" + old.substring(0, old.indexOf('=')) + "]");
+        }
+    }
+
+    @Test
+    void parse_userWithEmptyPassword_meansNoCredentials() {
+        assertThat(parse("redis://app:@h:1").options().credentials()).isEmpty();
+        assertThat(parse("redis://:pw@h:1").options().credentials()).contains(Credentials.password("pw"));
     }
 
     @Test
@@ -59,26 +93,29 @@ class RedisUrisTest {
 
     @Test
     void parse_rediss_enablesTls() {
-        assertThat(parse("rediss://localhost:6379").options().tls()).isTrue();
+        assertThat(parse("rediss://localhost:6379").options().tls().isEnabled()).isTrue();
     }
 
     @Test
     void parse_redissSentinel_enablesTlsForSentinelsAndDataNodes() {
-        RedisUris.Parsed p = parse("rediss-sentinel://u:pw@h1,h2:26380/mymaster?tlsCaFile=pom.xml");
-        assertThat(p.options().tls()).isTrue();
+        RedisUris.Parsed p = parse("rediss-sentinel://u:pw@h1,h2:26380/mymaster?trustCertificates=pom.xml");
+        assertThat(p.options().tls().trustCertificates()).contains(Path.of("pom.xml"));
         assertThat(p.topology().kind()).isEqualTo(Topology.Kind.SENTINEL);
         assertThat(p.topology().masterName()).isEqualTo("mymaster");
         assertThat(p.topology().nodes()).extracting(Object::toString).containsExactly("h1:26379", "h2:26380");
-        assertThat(parse("redis-sentinel://h1/mymaster").options().tls()).isFalse();
-        assertThat(parse("redis-sentinel://h1/mymaster?tls=true").options().tls())
+        assertThat(parse("redis-sentinel://h1/mymaster").options().tls().isEnabled())
+                .isFalse();
+        assertThat(parse("redis-sentinel://h1/mymaster?tls=true")
+                        .options()
+                        .tls()
+                        .isEnabled())
                 .isTrue();
     }
 
     @Test
     void parse_lonePasswordUserinfo_isPassword() {
         RedisLockOptions o = parse("redis://secret@localhost:6379").options();
-        assertThat(o.password()).contains("secret");
-        assertThat(o.username()).isEmpty();
+        assertThat(o.credentials()).contains(Credentials.password("secret"));
     }
 
     @Test

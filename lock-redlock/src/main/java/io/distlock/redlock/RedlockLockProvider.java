@@ -1,19 +1,22 @@
 package io.distlock.redlock;
 
 import io.distlock.Capabilities;
+import io.distlock.Credentials;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.redis.internal.ConnectionChecks;
+import io.distlock.redis.core.ConnectionChecks;
 import io.distlock.redlock.internal.NodeAddress;
 import io.distlock.redlock.internal.RedlockDriver;
+import io.distlock.redlock.internal.RedlockInternals;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import redis.clients.jedis.HostAndPort;
+import java.util.Optional;
 
 /**
  * Locks held on a majority of N independent Redis masters (the Redlock algorithm), with fencing
@@ -23,13 +26,13 @@ import redis.clients.jedis.HostAndPort;
  *
  * <ul>
  *   <li>N independent masters (no replication between them), N odd and at least 3; an even N only
- *       with {@link RedlockOptions#allowEvenNodeCount()}. Each node has its own Jedis pool and its
+ *       with {@link RedlockLockOptions#allowEvenNodeCount()}. Each node has its own Jedis pool and its
  *       own small I/O executor (threads {@code distlock-redlock-io-N-nodeK-M}, daemon, stopped on
  *       {@link #close()}), plus a release lane of the same size ({@code ...-nodeK-release-M}) so a
  *       release never queues behind acquisition rounds.
  *   <li>Every round is sent to all nodes at once and ends as soon as its outcome is decided (a
  *       majority {@code N/2+1} said yes, or a majority has become impossible), or once every pending
- *       node had {@link RedlockOptions#nodeTimeout()} from the moment its request was sent (a
+ *       node had {@link RedlockLockOptions#nodeTimeout()} from the moment its request was sent (a
  *       client thread scheduled late does not count against the node); a node that has not
  *       answered by then counts as failed. A request still unsent at its round's first deadline once
  *       the round is over (a backlog behind a stalled node) is dropped, not sent late.
@@ -46,7 +49,7 @@ import redis.clients.jedis.HostAndPort;
  *       the lock is held after that one round. Otherwise round 2: a script per node raises the
  *       counter (a key without TTL) to {@code t} only while the node still holds our owner value;
  *       acquired only if round 2 succeeded on a majority before the validity ran out, otherwise
- *       released everywhere. {@link RedlockOptions#fencing()} {@code false} never runs round 2 and
+ *       released everywhere. {@link RedlockLockOptions#fencing()} {@code false} never runs round 2 and
  *       hands out no token.
  *   <li>Release: compare-and-delete on every node in parallel, on the release lanes; a node whose
  *       round-1 request was still queued (never sent) is skipped. Renewal (the engine's watchdog):
@@ -64,7 +67,7 @@ import redis.clients.jedis.HostAndPort;
  *       same release find out on one node who won instead of splitting the votes of all nodes. A
  *       wait is bounded by the shortest TTL a refusing node reported for the holder's key. Fallback
  *       while fewer than a majority of subscriptions are confirmed, or when no node reported a TTL:
- *       a random delay between a quarter of and {@link RedlockOptions#maxRetryDelay()}. After a
+ *       a random delay between a quarter of and {@link RedlockLockOptions#maxRetryDelay()}. After a
  *       split vote it retries after a random delay of up to a quarter of that.
  *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
  *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
@@ -93,7 +96,7 @@ import redis.clients.jedis.HostAndPort;
  *       increment there returns more than the previous token, and its token (the largest value of
  *       its majority) is larger. Two holders cannot get the same token, because each token is
  *       written on a majority only while its holder holds the lock there. The assumption holds when every node persists each write before answering (AOF
- *       with {@code appendfsync always}); then set {@link RedlockOptions#assumePersistence()} and
+ *       with {@code appendfsync always}); then set {@link RedlockLockOptions#assumePersistence()} and
  *       the provider reports {@link Capabilities#fencingSurvivesServerRestart()}. A delayed restart
  *       protects mutual exclusion but <em>not</em> the counters.
  *       <p>Without persistence, tokens still increase across data loss through the <b>clock
@@ -115,7 +118,8 @@ import redis.clients.jedis.HostAndPort;
  * <pre>{@code
  * try (RedlockLockProvider locks = RedlockLockProvider.builder()
  *         .nodes("10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379")
- *         .options(RedlockOptions.builder().leaseTime(Duration.ofSeconds(10)).build())
+ *         .options(RedlockLockOptions.builder().nodeTimeout(Duration.ofMillis(50)).build())
+ *         .leaseTime(Duration.ofSeconds(10))
  *         .build()) {
  *     try (Lease lease = locks.lock("invoice-42").acquire()) {
  *         long token = lease.fencingToken().getAsLong();
@@ -127,12 +131,12 @@ import redis.clients.jedis.HostAndPort;
 public final class RedlockLockProvider implements LockProvider {
     private final LockEngine engine;
     private final RedlockDriver driver;
-    private final RedlockOptions options;
+    private final RedlockLockOptions options;
 
     private RedlockLockProvider(Builder b) {
         this.options = b.options;
-        this.driver = RedlockDriver.createWithCredentials(b.nodes, b.options);
-        this.engine = LockEngine.create(driver, b.options.lockOptions());
+        this.driver = RedlockDriver.create(b.nodes, b.options, b.lockOptions);
+        this.engine = LockEngine.create(driver, b.lockOptions);
     }
 
     public static Builder builder() {
@@ -154,11 +158,6 @@ public final class RedlockLockProvider implements LockProvider {
         return engine.backend();
     }
 
-    /** The options this provider runs with. */
-    public RedlockOptions options() {
-        return options;
-    }
-
     /** {@code host:port} of each node, in configuration order. */
     public List<String> nodes() {
         return driver.addresses();
@@ -169,22 +168,20 @@ public final class RedlockLockProvider implements LockProvider {
         return engine.heldLeases();
     }
 
-    /** The Redis key holding lock {@code name} on every node (for operations and tests). */
-    public String lockKey(String name) {
-        return driver.keys().lockKey(name);
-    }
-
-    /** The Redis key holding lock {@code name}'s fencing counter on every node. */
-    public String tokenKey(String name) {
-        return driver.keys().tokenKey(name);
-    }
-
     /**
-     * Simulates a crash of this client: it stops renewing and disconnects without releasing, so its
-     * locks stay on the nodes until their TTL runs out. Its leases are reported lost locally.
+     * Also offers {@link FaultHooks}: {@code simulateCrash()} stops renewing and disconnects without
+     * releasing, so this client's locks stay on the nodes until their TTL runs out, and its leases
+     * are reported lost locally.
      */
-    public void simulateCrash() {
-        engine.abandon();
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        if (type == FaultHooks.class) {
+            return Optional.of(type.cast(engine.faultHooks(() -> {})));
+        }
+        if (type == RedlockInternals.class) {
+            return Optional.of(type.cast(driver));
+        }
+        return LockProvider.super.unwrap(type);
     }
 
     @Override
@@ -194,37 +191,40 @@ public final class RedlockLockProvider implements LockProvider {
 
     @Override
     public String toString() {
-        return "RedlockLockProvider{nodes=" + driver.addresses() + ", " + options + '}';
+        return "RedlockLockProvider{nodes=" + driver.addresses() + ", " + options + ", " + engine.options() + '}';
     }
 
-    /** Builder for {@link RedlockLockProvider}. */
+    /**
+     * Builder for {@link RedlockLockProvider}: the nodes ({@link #nodes(String...)}, {@link
+     * #node(String, int)}, {@link #node(String, int, Credentials)}), then the backend's {@link
+     * #options(RedlockLockOptions)} and the common {@link #lockOptions(LockOptions)}.
+     */
     public static final class Builder {
         private final List<NodeAddress> nodes = new ArrayList<>();
-        private RedlockOptions options = RedlockOptions.defaults();
+        private RedlockLockOptions options = RedlockLockOptions.defaults();
+        private LockOptions lockOptions = LockOptions.defaults();
 
         private Builder() {}
 
-        /** Adds a node that authenticates with the provider-wide {@link RedlockOptions#username()}/{@link RedlockOptions#password()}. */
+        /** Adds a node that authenticates with the provider-wide {@link RedlockLockOptions#credentials()}. */
         public Builder node(String host, int port) {
-            nodes.add(NodeAddress.of(ConnectionChecks.hostAndPort(host, port)));
-            return this;
+            return node(NodeAddress.of(ConnectionChecks.hostAndPort(host, port)));
         }
 
         /**
          * Adds a node with credentials of its own, used for this node instead of the provider-wide
-         * {@link RedlockOptions#username()}/{@link RedlockOptions#password()} (TLS settings stay
-         * provider-wide). Each node of a Redlock is an independent server, so each may have its own
-         * ACL user and password. The password is never shown in a message, a log line or {@code
-         * toString()}; a node whose credentials are refused is named (by {@code host:port}) in a
-         * WARN log line and, if too few nodes remain for a majority, in the exception.
+         * {@link RedlockLockOptions#credentials()} (TLS settings stay provider-wide). Each node of a
+         * Redlock is an independent server, so each may have its own ACL user and password. The
+         * password is never shown in a message, a log line or {@code toString()}; a node whose
+         * credentials are refused is named (by {@code host:port}) in a WARN log line and, if the
+         * refusing nodes leave too few for a majority, in the {@link
+         * io.distlock.LockConfigurationException}.
          *
-         * @param username the ACL user, or {@code null} for {@code AUTH password} as the {@code
-         *     default} user
-         * @param password the password for this node; not null
+         * @throws IllegalArgumentException if the user name contains whitespace or the password is
+         *     empty
          */
-        public Builder node(String host, int port, String username, String password) {
-            nodes.add(NodeAddress.withCredentials(ConnectionChecks.hostAndPort(host, port), username, password));
-            return this;
+        public Builder node(String host, int port, Credentials credentials) {
+            return node(NodeAddress.withCredentials(ConnectionChecks.hostAndPort(host, port), credentials));
         }
 
         /** Adds nodes given as {@code host:port} ({@code [v6addr]:port} for IPv6). */
@@ -236,63 +236,57 @@ public final class RedlockLockProvider implements LockProvider {
         public Builder nodes(List<String> hostPorts) {
             Objects.requireNonNull(hostPorts, "hostPorts must not be null");
             for (String hp : hostPorts) {
-                nodes.add(NodeAddress.of(parse(hp)));
+                node(NodeAddress.of(ConnectionChecks.parseHostAndPort(hp)));
             }
             return this;
         }
 
-        /** {@link #node(String, int, String, String)} with the node given as {@code host:port}. */
-        Builder node(String hostPort, String username, String password) {
-            nodes.add(NodeAddress.withCredentials(parse(hostPort), username, password));
+        Builder node(NodeAddress node) {
+            nodes.add(node);
             return this;
         }
 
-        private static HostAndPort parse(String hp) {
-            Objects.requireNonNull(hp, "node must not be null");
-            int colon = hp.lastIndexOf(':');
-            if (colon <= 0 || colon == hp.length() - 1) {
-                throw new IllegalArgumentException("node must be host:port (was '" + hp + "')");
-            }
-            String host = hp.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            int port;
-            try {
-                port = Integer.parseInt(hp.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("port must be a number (was '" + hp + "')");
-            }
-            return ConnectionChecks.hostAndPort(host, port);
-        }
-
-        public Builder options(RedlockOptions options) {
+        /** The Redlock settings ({@link RedlockLockOptions#defaults()} if not set). */
+        public Builder options(RedlockLockOptions options) {
             this.options = Objects.requireNonNull(options, "options must not be null");
             return this;
         }
 
-        /** Shortcut for {@code options(options.mutate().lockOptions(lockOptions).build())}. */
+        /** The lease settings shared by every backend ({@link LockOptions#defaults()} if not set). */
         public Builder lockOptions(LockOptions lockOptions) {
-            this.options = options.mutate().lockOptions(lockOptions).build();
+            this.lockOptions = Objects.requireNonNull(lockOptions, "lockOptions must not be null");
             return this;
         }
 
-        /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
+        /** Shortcut for {@code lockOptions(lockOptions.mutate().leaseTime(leaseTime).build())}. */
         public Builder leaseTime(Duration leaseTime) {
-            this.options = options.mutate().leaseTime(leaseTime).build();
+            this.lockOptions = lockOptions.mutate().leaseTime(leaseTime).build();
             return this;
         }
 
         /**
          * Opens the provider. It never blocks on the nodes: each node's I/O thread opens a first
-         * connection and loads the scripts in the background (failures are ignored there; the first
+         * connection and loads the scripts in the background (failures are logged there; the first
          * round reports them).
          *
          * @throws IllegalArgumentException for fewer than 3 nodes, an even number (unless allowed),
-         *     or a node given twice
+         *     a node given twice, a {@link RedlockLockOptions#nodeTimeout()} not below half the lease
+         *     time (a round must leave most of the lease as validity), or a TLS trust file or store
+         *     that cannot be read
          */
         public RedlockLockProvider build() {
+            Duration lease = lockOptions.leaseTime();
+            if (options.nodeTimeout().multipliedBy(2).compareTo(lease) >= 0) {
+                throw new IllegalArgumentException("nodeTimeout must be below half the leaseTime (nodeTimeout "
+                        + options.nodeTimeout() + ", leaseTime " + lease + ")");
+            }
             return new RedlockLockProvider(this);
+        }
+
+        /** The nodes and settings; never a password. */
+        @Override
+        public String toString() {
+            return "RedlockLockProvider.Builder{nodes=" + nodes + ", " + options + ", " + lockOptions + '}';
         }
     }
 }

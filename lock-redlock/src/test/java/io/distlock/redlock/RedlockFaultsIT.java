@@ -21,15 +21,27 @@ import org.junit.jupiter.api.Test;
 class RedlockFaultsIT {
     private static final Duration LEASE = Duration.ofSeconds(2);
 
-    private static RedlockOptions options(Duration nodeTimeout) {
-        return RedlockOptions.builder()
-                .lockOptions(LockOptions.builder().leaseTime(LEASE).build())
-                .nodeTimeout(nodeTimeout)
+    private static RedlockLockOptions options(Duration nodeTimeout) {
+        return RedlockLockOptions.builder().nodeTimeout(nodeTimeout).build();
+    }
+
+    /** A provider with {@link #LEASE} and renewal on. */
+    private static RedlockLockProvider open(List<String> addresses, RedlockLockOptions options) {
+        return open(addresses, options, LockOptions.builder().leaseTime(LEASE).build());
+    }
+
+    private static RedlockLockProvider open(
+            List<String> addresses, RedlockLockOptions options, LockOptions lockOptions) {
+        return RedlockLockProvider.builder()
+                .nodes(addresses)
+                .options(options)
+                .lockOptions(lockOptions)
                 .build();
     }
 
-    private static RedlockLockProvider open(List<String> addresses, RedlockOptions options) {
-        return RedlockLockProvider.builder().nodes(addresses).options(options).build();
+    /** Lease {@code lease}, no renewal. */
+    private static LockOptions noRenewal(Duration lease) {
+        return LockOptions.builder().leaseTime(lease).autoRenew(false).build();
     }
 
     private static List<String> addresses(RedisServers nodes) {
@@ -129,8 +141,8 @@ class RedlockFaultsIT {
     @Test
     void acquire_nodeRestartedWithoutPersistenceWhileHeld_grantsTheLockTwice() throws Exception {
         try (RedisServers nodes = RedisServers.independentMasters(3);
-                RedlockLockProvider a = open(addresses(nodes), longLease());
-                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+                RedlockLockProvider a = longLease(addresses(nodes), RedlockLockOptions.builder());
+                RedlockLockProvider b = longLease(addresses(nodes), RedlockLockOptions.builder())) {
             nodes.get(2).kill();
             Lease first = a.lock("twice").tryAcquire().orElseThrow();
             nodes.get(2).restart(false);
@@ -148,16 +160,11 @@ class RedlockFaultsIT {
     /** The same sequence with node 1 kept down longer than the lease ("delayed restart"): safe. */
     @Test
     void acquire_nodeRestartDelayedPastTheLease_doesNotGrantTwice() throws Exception {
-        RedlockOptions shortLease = RedlockOptions.builder()
-                .lockOptions(LockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(1))
-                        .autoRenew(false)
-                        .build())
-                .nodeTimeout(Duration.ofMillis(200))
-                .build();
+        RedlockLockOptions options = options(Duration.ofMillis(200));
+        LockOptions shortLease = noRenewal(Duration.ofSeconds(1));
         try (RedisServers nodes = RedisServers.independentMasters(3);
-                RedlockLockProvider a = open(addresses(nodes), shortLease);
-                RedlockLockProvider b = open(addresses(nodes), shortLease)) {
+                RedlockLockProvider a = open(addresses(nodes), options, shortLease);
+                RedlockLockProvider b = open(addresses(nodes), options, shortLease)) {
             nodes.get(2).kill();
             Lease first = a.lock("delayed").tryAcquire().orElseThrow();
             nodes.get(2).restart(false);
@@ -183,8 +190,8 @@ class RedlockFaultsIT {
     @Test
     void acquire_nodeRestartedWithAofAlways_keepsTheLock() throws Exception {
         try (RedisServers nodes = RedisServers.independentMasters(3, true);
-                RedlockLockProvider a = open(addresses(nodes), longLease());
-                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+                RedlockLockProvider a = longLease(addresses(nodes), RedlockLockOptions.builder());
+                RedlockLockProvider b = longLease(addresses(nodes), RedlockLockOptions.builder())) {
             nodes.get(2).kill();
             Lease first = a.lock("aof").tryAcquire().orElseThrow();
             long token = first.fencingToken().orElseThrow();
@@ -208,8 +215,8 @@ class RedlockFaultsIT {
     @Test
     void fencing_majorityRestartedWithoutDataBetweenHolders_nextTokenIsLarger() throws Exception {
         try (RedisServers nodes = RedisServers.independentMasters(5);
-                RedlockLockProvider a = open(addresses(nodes), longLease());
-                RedlockLockProvider b = open(addresses(nodes), longLease())) {
+                RedlockLockProvider a = longLease(addresses(nodes), RedlockLockOptions.builder());
+                RedlockLockProvider b = longLease(addresses(nodes), RedlockLockOptions.builder())) {
             long first = acquireAndRelease(a, "amnesia");
             for (int i = 0; i < 3; i++) {
                 nodes.get(i).restart(false); // no AOF, no RDB: the counters are gone
@@ -238,11 +245,11 @@ class RedlockFaultsIT {
      */
     @Test
     void waiter_holderReleases_isWokenByTheReleaseMessage() throws Exception {
-        RedlockOptions slowPolling =
-                longLease().mutate().maxRetryDelay(Duration.ofSeconds(5)).build();
         try (RedisServers nodes = RedisServers.independentMasters(5);
-                RedlockLockProvider a = open(addresses(nodes), slowPolling);
-                RedlockLockProvider b = open(addresses(nodes), slowPolling)) {
+                RedlockLockProvider a =
+                        longLease(addresses(nodes), RedlockLockOptions.builder().maxRetryDelay(Duration.ofSeconds(5)));
+                RedlockLockProvider b = longLease(
+                        addresses(nodes), RedlockLockOptions.builder().maxRetryDelay(Duration.ofSeconds(5)))) {
             Lease held = a.lock("wake").tryAcquire().orElseThrow();
             java.util.concurrent.atomic.AtomicLong acquiredAt = new java.util.concurrent.atomic.AtomicLong();
             // a thread of its own, not the common pool (one thread on a 2-core machine, maybe busy)
@@ -282,13 +289,8 @@ class RedlockFaultsIT {
         return n;
     }
 
-    private static RedlockOptions longLease() {
-        return RedlockOptions.builder()
-                .lockOptions(LockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(10))
-                        .autoRenew(false)
-                        .build())
-                .nodeTimeout(Duration.ofMillis(200))
-                .build();
+    /** A provider with a 10 s lease and no renewal, node timeout 200 ms. */
+    private static RedlockLockProvider longLease(List<String> addresses, RedlockLockOptions.Builder options) {
+        return open(addresses, options.nodeTimeout(Duration.ofMillis(200)).build(), noRenewal(Duration.ofSeconds(10)));
     }
 }

@@ -34,10 +34,9 @@ class RedlockFencingRaceIT {
     @Test
     void tokens_racingAcquirersWithRandomNodeLoss_neverRepeatOrDecrease() throws Exception {
         try (RedisServers nodes = RedisServers.independentMasters(5, true)) {
-            RedlockOptions options = RedlockOptions.builder()
-                    .lockOptions(LockOptions.builder()
-                            .leaseTime(Duration.ofSeconds(1))
-                            .build())
+            LockOptions lockOptions =
+                    LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build();
+            RedlockLockOptions options = RedlockLockOptions.builder()
                     .nodeTimeout(Duration.ofMillis(150))
                     .maxRetryDelay(Duration.ofMillis(20))
                     .build();
@@ -53,6 +52,7 @@ class RedlockFencingRaceIT {
                     clients.add(RedlockLockProvider.builder()
                             .nodes(nodes.addresses().split(","))
                             .options(options)
+                            .lockOptions(lockOptions)
                             .build());
                 }
                 for (int i = 0; i < CLIENTS; i++) {

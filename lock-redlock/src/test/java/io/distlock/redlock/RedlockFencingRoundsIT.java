@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
 import java.io.IOException;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * nodes.
  */
 class RedlockFencingRoundsIT {
-    private static final RedisKeys KEYS = new RedisKeys(RedlockOptions.DEFAULT_KEY_PREFIX);
+    private static final RedisKeys KEYS = new RedisKeys(RedlockLockOptions.DEFAULT_KEY_PREFIX);
     private static final Pattern EVALSHA = Pattern.compile("cmdstat_evalsha:calls=(\\d+)");
 
     private static RedisServers nodes;
@@ -35,12 +35,11 @@ class RedlockFencingRoundsIT {
         nodes = RedisServers.independentMasters(5);
         provider = RedlockLockProvider.builder()
                 .nodes(List.of(nodes.addresses().split(",")))
-                .options(RedlockOptions.builder()
-                        .lockOptions(LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(5))
-                                .build())
+                .options(RedlockLockOptions.builder()
                         .nodeTimeout(Duration.ofMillis(200))
                         .build())
+                .lockOptions(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build())
                 .build();
     }
 

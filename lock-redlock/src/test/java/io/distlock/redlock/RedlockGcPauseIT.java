@@ -28,10 +28,10 @@ class RedlockGcPauseIT {
                         ChildJvmLockClient.start("redlock://" + nodes.addresses() + "?leaseTime=1s&nodeTimeout=200ms");
                 RedlockLockProvider other = RedlockLockProvider.builder()
                         .nodes(nodes.addresses().split(","))
-                        .options(RedlockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(1))
+                        .options(RedlockLockOptions.builder()
                                 .nodeTimeout(Duration.ofMillis(200))
                                 .build())
+                        .leaseTime(Duration.ofSeconds(1))
                         .build()) {
             ChildJvmLockClient.Acquisition first = holder.acquire("gc-pause", Duration.ofSeconds(5));
             assertThat(first.acquired()).isTrue();

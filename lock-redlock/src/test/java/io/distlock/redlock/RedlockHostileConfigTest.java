@@ -3,8 +3,10 @@ package io.distlock.redlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProviders;
+import io.distlock.TlsOptions;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -35,11 +37,15 @@ class RedlockHostileConfigTest {
                 Arguments.of("redlock://u:" + PW + "@" + NODES + "?nodeTimout=1s", "nodeTimout"),
                 Arguments.of("redlock://u:" + PW + "@" + NODES + "?password=" + PW, "password"),
                 Arguments.of("redlock://u:" + PW + "@" + NODES + "?poolSize=0", "poolSize"),
-                Arguments.of("redlock://u:" + PW + "@" + NODES + "?tlsCaFile=/nonexistent/ca.pem", "tlsCaFile"),
                 Arguments.of(
-                        "redlock://u:" + PW + "@" + NODES + "?tlsCaFile="
+                        "redlocks://u:" + PW + "@" + NODES + "?trustCertificates=/nonexistent/ca.pem",
+                        "trustCertificates must be a readable file"),
+                Arguments.of(
+                        "redlock://u:" + PW + "@" + NODES + "?trustCertificates="
                                 + Path.of("pom.xml").toAbsolutePath(),
-                        "require tls=true"),
+                        "trustCertificates needs TLS"),
+                Arguments.of("redlock://u:" + PW + "@" + NODES + "?leaseTime=80ms", "nodeTimeout must be below half"),
+                Arguments.of("redlock://u:" + PW + "@127.0.0.1:1,::1:2,127.0.0.1:3", "host:port"),
                 Arguments.of("redlock://u:" + PW + "@" + NODES + "?tls=maybe", "tls"),
                 Arguments.of("redlock://u:" + PW + " x@" + NODES, "malformed"));
     }
@@ -54,36 +60,32 @@ class RedlockHostileConfigTest {
 
     @Test
     void options_toStringAndMutatedCopy_neverShowPassword() {
-        RedlockOptions o = RedlockOptions.builder().username("u").password(PW).build();
+        RedlockLockOptions o = RedlockLockOptions.builder()
+                .credentials(Credentials.of("u", PW))
+                .build();
         assertThat(o.toString()).contains("password=****").doesNotContain(PW);
         assertThat(o.mutate().build().toString()).doesNotContain(PW);
         assertThat(o.mutate().toString()).doesNotContain(PW);
         assertThat(RedlockLockProvider.builder().options(o).toString()).doesNotContain(PW);
+        assertThat(RedlockLockProvider.builder()
+                        .node("127.0.0.1", 1, Credentials.of("u", PW))
+                        .toString())
+                .doesNotContain(PW);
     }
 
     @Test
-    void options_tlsSettingsWithoutTls_rejectedNamingTheRule() {
-        assertThatThrownBy(() ->
-                        RedlockOptions.builder().tlsCaFile(Path.of("pom.xml")).build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("require tls=true");
-        assertThatThrownBy(() -> RedlockOptions.builder().tlsCaFile(Path.of("/nonexistent/ca.pem")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsCaFile must be a readable file");
-    }
-
-    @Test
-    void provider_tlsCaFileNotPem_rejectedNamingTheFileWithoutPassword() {
+    void provider_trustCertificatesNotPem_rejectedNamingTheFileWithoutPassword() {
         assertThatThrownBy(() -> RedlockLockProvider.builder()
                         .nodes(NODES.split(","))
-                        .options(RedlockOptions.builder()
-                                .tls(true)
-                                .tlsCaFile(Path.of("pom.xml"))
-                                .password(PW)
+                        .options(RedlockLockOptions.builder()
+                                .tls(TlsOptions.builder()
+                                        .trustCertificates(Path.of("pom.xml"))
+                                        .build())
+                                .credentials(Credentials.password(PW))
                                 .build())
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tlsCaFile")
+                .hasMessageContaining("trustCertificates")
                 .satisfies(e -> assertThat(chain(e)).doesNotContain(PW));
     }
 

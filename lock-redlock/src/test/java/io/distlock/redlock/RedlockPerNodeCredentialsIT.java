@@ -1,10 +1,13 @@
 package io.distlock.redlock;
 
+import static io.distlock.redlock.RedlockTestAccess.lockKey;
+import static io.distlock.redlock.RedlockTestAccess.tokenKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.build.ReadmeExamples;
@@ -83,13 +86,13 @@ class RedlockPerNodeCredentialsIT {
         String passwordC = passwords[2];
         // README-BEGIN per-node-credentials
         RedlockLockProvider locks = RedlockLockProvider.builder()
-                .node(a.host(), a.port(), "locks-a", passwordA) // ACL user of node a
-                .node(b.host(), b.port(), "locks-b", passwordB) // another user on node b
-                .node(c.host(), c.port(), null, passwordC) // the default user of node c
-                .options(RedlockOptions.builder()
+                .node(a.host(), a.port(), Credentials.of("locks-a", passwordA)) // ACL user of node a
+                .node(b.host(), b.port(), Credentials.of("locks-b", passwordB)) // another user on node b
+                .node(c.host(), c.port(), Credentials.password(passwordC)) // the default user of node c
+                .options(RedlockLockOptions.builder()
                         .nodeTimeout(Duration.ofMillis(200))
-                        .leaseTime(Duration.ofSeconds(2))
                         .build())
+                .leaseTime(Duration.ofSeconds(2))
                 .build();
         // README-END
         providers.add(locks);
@@ -113,9 +116,9 @@ class RedlockPerNodeCredentialsIT {
                     .isGreaterThan(lease.fencingToken().getAsLong());
             assertThat(next.release()).isTrue();
         });
-        String key = p.lockKey(name);
+        String key = lockKey(p, name);
         for (RedisServer s : servers) {
-            assertThat(s.call("EXISTS", p.tokenKey(name)))
+            assertThat(s.call("EXISTS", tokenKey(p, name)))
                     .as("token key on " + s)
                     .isEqualTo("1");
             assertThat(s.call("EXISTS", key)).isEqualTo("0");
@@ -152,16 +155,20 @@ class RedlockPerNodeCredentialsIT {
     }
 
     @Test
-    void twoNodesWithWrongCredentials_tryAcquireFailsNamingBothNodesWithoutPasswords() {
+    void twoNodesWithWrongCredentials_configurationErrorAtOnceNamingBothNodesWithoutPasswords() {
         RedlockLockProvider p = client(WRONG, PASSWORDS[1], WRONG);
+        long start = System.nanoTime();
         String logged =
-                LogCapture.during(() -> assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                        .isInstanceOf(BackendUnavailableException.class)
+                LogCapture.during(() -> assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                        .isInstanceOf(LockConfigurationException.class)
                         .hasMessageContaining("a majority of 2 is needed")
                         .hasMessageContaining(servers.get(0).address() + " (")
                         .hasMessageContaining(servers.get(2).address() + " (")
                         .hasMessageContaining("WRONGPASS")
                         .satisfies(e -> assertThat(LogCapture.fullText(e)).doesNotContainPattern(allPasswords())));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("not retried within the wait")
+                .isLessThan(Duration.ofMillis(1000));
         assertThat(logged).doesNotContainPattern(allPasswords());
     }
 

@@ -1,15 +1,18 @@
 package io.distlock.redlock;
 
+import static io.distlock.redlock.RedlockTestAccess.lockKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
+import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TlsOptions;
 import io.distlock.build.ReadmeExamples;
-import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.core.Scripts;
 import io.distlock.testing.LogCapture;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
@@ -102,15 +105,16 @@ class RedlockSecurityIT {
         // README-BEGIN secure-configuration
         RedlockLockProvider locks = RedlockLockProvider.builder()
                 .nodes(addresses) // each node: TLS, the ACL user below
-                .options(RedlockOptions.builder()
-                        .username("locks")
-                        .password(PASSWORD) // the same user and password on every node; never printed
-                        .tls(true)
-                        .tlsCaFile(certs.caCertificate()) // PEM CA certificates to trust
+                .options(RedlockLockOptions.builder()
+                        // the same user and password on every node; never printed
+                        .credentials(Credentials.of("locks", PASSWORD))
+                        .tls(TlsOptions.builder()
+                                .trustCertificates(certs.caCertificate()) // PEM CA certificates to trust
+                                .build())
                         .keyPrefix("distlock-redlock") // must match the ACL's key and channel patterns
                         .nodeTimeout(Duration.ofMillis(200))
-                        .leaseTime(leaseTime)
                         .build())
+                .leaseTime(leaseTime)
                 .build();
         // README-END
         return track(locks);
@@ -168,28 +172,33 @@ class RedlockSecurityIT {
 
     @Test
     void uri_redlocksWithCaFile_locksWorkAndPasswordNeverShown() {
-        String uri = "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses() + "?nodeTimeout=200ms&tlsCaFile="
+        String uri = "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses()
+                + "?nodeTimeout=200ms&trustCertificates="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         LockProvider p = track(LockProviders.open(uri));
         Lease lease = p.lock(name).tryAcquire().orElseThrow();
         assertThat(lease.release()).isTrue();
-        assertThat(p.toString()).contains("tls=true").doesNotContain(PASSWORD);
+        assertThat(p.toString()).contains("tls=TlsOptions{trust=").doesNotContain(PASSWORD);
     }
 
     @Test
-    void wrongPassword_failsWithClearErrorWithoutThePasswordInMessagesOrLog() {
+    void wrongPassword_configurationErrorAtOnceWithoutThePasswordInMessagesOrLog() {
         String wrong = "wrong-Pw-5eed5eed";
         String logged = LogCapture.during(() -> {
             LockProvider p = LockProviders.open("redlocks://" + USER + ":" + wrong + "@" + nodes.addresses()
-                    + "?nodeTimeout=200ms&tlsCaFile="
+                    + "?nodeTimeout=200ms&trustCertificates="
                     + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8));
             try {
                 assertThat(p.toString()).doesNotContain(wrong);
-                assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                        .isInstanceOf(BackendUnavailableException.class)
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                        .isInstanceOf(LockConfigurationException.class)
                         .satisfies(e -> assertThat(LogCapture.fullText(e))
                                 .contains("WRONGPASS")
                                 .doesNotContain(wrong));
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("not retried within the wait")
+                        .isLessThan(Duration.ofMillis(1000));
             } finally {
                 p.close();
             }
@@ -201,8 +210,8 @@ class RedlockSecurityIT {
     void tls_caNotTrusted_failsOnEveryNode() {
         LockProvider p = track(LockProviders.open(
                 "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses() + "?nodeTimeout=200ms"));
-        assertThatThrownBy(() -> p.lock(name).tryAcquire())
-                .isInstanceOf(BackendUnavailableException.class)
+        assertThatThrownBy(() -> p.lock(name).tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class)
                 .satisfies(e -> assertThat(LogCapture.fullText(e))
                         .containsIgnoringCase("certification path")
                         .doesNotContain(PASSWORD));
@@ -213,7 +222,7 @@ class RedlockSecurityIT {
         RedlockLockProvider a = aclClient(Duration.ofSeconds(5));
         RedlockLockProvider b = aclClient(Duration.ofSeconds(5));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         String owner = nodes.get(0).call("GET", key);
         assertThat(owner).matches("[0-9a-f]{32}");
         assertThat(b.lock(name).tryAcquire()).isEmpty();
@@ -236,7 +245,7 @@ class RedlockSecurityIT {
         RedlockLockProvider a = aclClient(Duration.ofMillis(900));
         RedlockLockProvider b = aclClient(Duration.ofMillis(900));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         nodes.get(0).call("SET", key, "written-by-hand");
         nodes.get(1).call("SET", key, "written-by-hand");
         held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
@@ -255,7 +264,7 @@ class RedlockSecurityIT {
         RedlockLockProvider a = aclClient(Duration.ofMillis(900));
         RedlockLockProvider b = aclClient(Duration.ofMillis(900));
         Lease held = a.lock(name).tryAcquire().orElseThrow();
-        String key = a.lockKey(name);
+        String key = lockKey(a, name);
         nodes.get(2).call("SET", key, "written-by-hand");
         long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
         await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - until > 0);
@@ -278,7 +287,8 @@ class RedlockSecurityIT {
 
     @Test
     void secrets_wholeSessionWithClientLoggersAtTrace_appearInNoLogLine() {
-        String uri = "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses() + "?nodeTimeout=200ms&tlsCaFile="
+        String uri = "redlocks://" + USER + ":" + PASSWORD + "@" + nodes.addresses()
+                + "?nodeTimeout=200ms&trustCertificates="
                 + URLEncoder.encode(certs.caCertificate().toString(), StandardCharsets.UTF_8);
         String logged = LogCapture.wholeSessionAtTrace(() -> LockProviders.open(uri), name, () -> {});
         LogCapture.assertNoSecret(logged, PASSWORD);

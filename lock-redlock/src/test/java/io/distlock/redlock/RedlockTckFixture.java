@@ -1,8 +1,9 @@
 package io.distlock.redlock;
 
+import io.distlock.Credentials;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.redis.internal.RedisKeys;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.tck.TckFixture;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
@@ -11,11 +12,15 @@ import java.util.List;
 import redis.clients.jedis.Jedis;
 
 /**
- * TCK fixture on N real, independent redis-server processes. Our providers' connections are
- * recognised by their client name ({@code distlock}), so admin connections are not counted.
+ * TCK fixture on N real, independent redis-server processes that require a password ({@code
+ * requirepass}): every client authenticates with {@link #PASSWORD}; {@link
+ * #newClientWithWrongCredentials} presents another one. Our providers' connections are recognised by
+ * their client name ({@code distlock}), so admin connections are not counted.
  */
 final class RedlockTckFixture implements TckFixture {
-    private static final RedisKeys KEYS = new RedisKeys(RedlockOptions.DEFAULT_KEY_PREFIX);
+    private static final RedisKeys KEYS = new RedisKeys(RedlockLockOptions.DEFAULT_KEY_PREFIX);
+    /** The password of every node. */
+    static final String PASSWORD = "tck-Redlock-pw-3c9d";
 
     /**
      * Per-node timeout for TCK clients: above the 50 ms default because every TCK client starts
@@ -32,7 +37,7 @@ final class RedlockTckFixture implements TckFixture {
     }
 
     RedlockTckFixture(int n, boolean fencing) {
-        this.nodes = RedisServers.independentMasters(n);
+        this.nodes = RedisServers.independentMasters(n, b -> b.password(PASSWORD));
         this.fencing = fencing;
     }
 
@@ -45,8 +50,28 @@ final class RedlockTckFixture implements TckFixture {
     }
 
     /** A provider with full Redlock options on these nodes. */
-    RedlockLockProvider open(RedlockOptions options) {
-        return RedlockLockProvider.builder().nodes(addresses()).options(options).build();
+    RedlockLockProvider open(RedlockLockOptions options, LockOptions lockOptions) {
+        return RedlockLockProvider.builder()
+                .nodes(addresses())
+                .options(options)
+                .lockOptions(lockOptions)
+                .build();
+    }
+
+    private RedlockLockOptions options(Credentials credentials) {
+        return RedlockLockOptions.builder()
+                .credentials(credentials)
+                .nodeTimeout(NODE_TIMEOUT)
+                .fencing(fencing)
+                .poolSize(4)
+                .build();
+    }
+
+    /** An admin connection to {@code node}. */
+    private static Jedis admin(RedisServer node) {
+        Jedis j = new Jedis(node.host(), node.port());
+        j.auth(PASSWORD);
+        return j;
     }
 
     @Override
@@ -56,12 +81,13 @@ final class RedlockTckFixture implements TckFixture {
 
     @Override
     public LockProvider newClient(LockOptions options) {
-        return open(RedlockOptions.builder()
-                .lockOptions(options)
-                .nodeTimeout(NODE_TIMEOUT)
-                .fencing(fencing)
-                .poolSize(4)
-                .build());
+        return open(options(Credentials.password(PASSWORD)), options);
+    }
+
+    /** A client that authenticates with a wrong password on every node. */
+    @Override
+    public LockProvider newClientWithWrongCredentials(LockOptions options) {
+        return open(options(Credentials.password("wrong-" + PASSWORD)), options);
     }
 
     @Override
@@ -69,7 +95,7 @@ final class RedlockTckFixture implements TckFixture {
         String key = KEYS.lockKey(lockName);
         for (RedisServer n : nodes.servers()) {
             if (n.isRunning()) {
-                try (Jedis j = new Jedis(n.host(), n.port())) {
+                try (Jedis j = admin(n)) {
                     j.del(key);
                 }
             }
@@ -77,15 +103,10 @@ final class RedlockTckFixture implements TckFixture {
     }
 
     @Override
-    public void crashClient(LockProvider client) {
-        ((RedlockLockProvider) client).simulateCrash();
-    }
-
-    @Override
     public int serverConnectionCount() {
         int count = 0;
         for (RedisServer s : nodes.servers()) {
-            try (Jedis j = new Jedis(s.host(), s.port())) {
+            try (Jedis j = admin(s)) {
                 for (String line : j.clientList().split("\n")) {
                     if (line.contains(" name=distlock ")) {
                         count++;

@@ -1,12 +1,18 @@
 package io.distlock.redlock;
 
+import static io.distlock.redlock.RedlockTestAccess.lockKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
+import io.distlock.TimeoutOptions;
+import io.distlock.redlock.internal.NodeAddress;
+import io.distlock.redlock.internal.RedlockUris;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -21,38 +27,76 @@ class RedlockUrisTest {
             assertThat(p).isInstanceOf(RedlockLockProvider.class);
             RedlockLockProvider r = (RedlockLockProvider) p;
             assertThat(r.nodes()).containsExactly("127.0.0.1:7001", "127.0.0.1:7002", "localhost:6379");
-            assertThat(r.options().lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
-            assertThat(r.options().nodeTimeout()).isEqualTo(Duration.ofMillis(30));
-            assertThat(r.options().fencing()).isFalse();
-            assertThat(r.options().maxRetryDelay()).isEqualTo(Duration.ofMillis(20));
-            assertThat(r.lockKey("job")).startsWith("app:{");
+            assertThat(lockKey(r, "job")).startsWith("app:{");
             assertThat(p.backend()).isEqualTo("redlock");
         }
     }
 
     @Test
+    void parse_parameters_giveOptionsAndLockOptions() {
+        RedlockUris.Parsed parsed = parse("redlock://127.0.0.1:7001,127.0.0.1:7002,localhost?leaseTime=5s"
+                + "&nodeTimeout=30ms&fencing=false&maxRetryDelay=20ms&keyPrefix=app&poolSize=3"
+                + "&connectTimeout=300ms&requestTimeout=400ms&database=2");
+        assertThat(parsed.nodes())
+                .extracting(NodeAddress::address)
+                .containsExactly("127.0.0.1:7001", "127.0.0.1:7002", "localhost:6379");
+        assertThat(parsed.lockOptions().leaseTime()).isEqualTo(Duration.ofSeconds(5));
+        RedlockLockOptions o = parsed.options();
+        assertThat(o.nodeTimeout()).isEqualTo(Duration.ofMillis(30));
+        assertThat(o.fencing()).isFalse();
+        assertThat(o.maxRetryDelay()).isEqualTo(Duration.ofMillis(20));
+        assertThat(o.keyPrefix()).isEqualTo("app");
+        assertThat(o.poolSize()).isEqualTo(3);
+        assertThat(o.timeouts()).isEqualTo(new TimeoutOptions(Duration.ofMillis(300), Duration.ofMillis(400)));
+        assertThat(o.database()).isEqualTo(2);
+        assertThat(o.tls().isEnabled()).isFalse();
+    }
+
+    @Test
+    void parse_redlocksAndTrustParameters_giveTlsOptions() {
+        RedlockLockOptions o =
+                parse("redlocks://a:1,b:2,c:3?trustCertificates=pom.xml").options();
+        assertThat(o.tls().trustCertificates()).contains(Path.of("pom.xml"));
+        assertThatThrownBy(() -> parse("redlock://a:1,b:2,c:3?trustCertificates=pom.xml"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("trustCertificates needs TLS (use redlocks:// or tls=true)");
+        assertThatThrownBy(() -> parse("redlocks://a:1,b:2,c:3?tlsCaFile=pom.xml"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("unknown parameter(s) [tlsCaFile]");
+        assertThatThrownBy(() -> parse("redlock://a:1,b:2,c:3?socketTimeout=1s"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("unknown parameter(s) [socketTimeout]");
+    }
+
+    private static RedlockUris.Parsed parse(String uri) {
+        return RedlockUris.parse(URI.create(uri));
+    }
+
+    @Test
     void open_emptyPassword_meansNoPasswordAsForRedis() {
-        try (LockProvider p = LockProviders.open(URI.create("redlock://app:@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
-            assertThat(((RedlockLockProvider) p).options().username()).contains("app");
-            assertThat(((RedlockLockProvider) p).options().password()).isEmpty();
-        }
+        assertThat(parse("redlock://app:@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3")
+                        .options()
+                        .credentials())
+                .isEmpty();
     }
 
     @Test
     void open_plusInPassword_staysAPlus() {
-        try (LockProvider p = LockProviders.open(URI.create("redlock://app:p+w@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
-            assertThat(((RedlockLockProvider) p).options().password()).contains("p+w");
-        }
+        assertThat(parse("redlock://app:p+w@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3")
+                        .options()
+                        .credentials())
+                .contains(Credentials.of("app", "p+w"));
     }
 
     @Test
     void open_credentials_areUsedButNeverShown() {
+        assertThat(parse("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3")
+                        .options()
+                        .credentials())
+                .contains(Credentials.of("app", "s3cret"));
         try (LockProvider p =
                 LockProviders.open(URI.create("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"))) {
-            RedlockLockProvider r = (RedlockLockProvider) p;
-            assertThat(r.options().username()).contains("app");
-            assertThat(r.options().password()).contains("s3cret");
-            assertThat(r.toString()).doesNotContain("s3cret");
+            assertThat(p.toString()).doesNotContain("s3cret");
         }
         assertThatThrownBy(() -> LockProviders.open(URI.create("redlock://app:s3cret@127.0.0.1:1,127.0.0.1:2")))
                 .isInstanceOf(LockConfigurationException.class)
@@ -94,6 +138,11 @@ class RedlockUrisTest {
     @Test
     void open_perNodeCredentials_acceptedForListedNodesOnlyAndNeverShown() {
         String nodes = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+        assertThat(parse("redlock://" + nodes
+                                + "?node1.username=a&node1.password=pw-one-s3cret&node3.password=pw-three-s3cret")
+                        .nodes())
+                .extracting(NodeAddress::ownCredentials)
+                .containsExactly(Credentials.of("a", "pw-one-s3cret"), null, Credentials.password("pw-three-s3cret"));
         try (LockProvider p = LockProviders.open(URI.create("redlock://" + nodes
                 + "?node1.username=a&node1.password=pw-one-s3cret&node3.password=pw-three-s3cret"))) {
             assertThat(((RedlockLockProvider) p).nodes()).containsExactly("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3");
@@ -116,15 +165,15 @@ class RedlockUrisTest {
 
     @Test
     void builder_nodeWithOwnCredentials_validatedAndNeverShown() {
-        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, "u", null))
+        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, null))
                 .isInstanceOf(NullPointerException.class)
-                .hasMessageContaining("password");
-        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, "", "pw"))
+                .hasMessageContaining("credentials");
+        assertThatThrownBy(() -> RedlockLockProvider.builder().node("127.0.0.1", 1, Credentials.password("")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("username must not be empty");
+                .hasMessageContaining("password must not be empty");
         assertThatThrownBy(() -> RedlockLockProvider.builder()
-                        .node("127.0.0.1", 1, "u", "pw-s3cret")
-                        .node("127.0.0.1", 1, "v", "other-s3cret")
+                        .node("127.0.0.1", 1, Credentials.of("u", "pw-s3cret"))
+                        .node("127.0.0.1", 1, Credentials.of("v", "other-s3cret"))
                         .node("127.0.0.1", 2)
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
@@ -132,8 +181,8 @@ class RedlockUrisTest {
                 .hasMessageContaining("127.0.0.1:1 (user u)")
                 .hasMessageNotContaining("s3cret");
         try (RedlockLockProvider p = RedlockLockProvider.builder()
-                .node("127.0.0.1", 1, "u", "pw-s3cret")
-                .node("127.0.0.1", 2, null, "pw2-s3cret")
+                .node("127.0.0.1", 1, Credentials.of("u", "pw-s3cret"))
+                .node("127.0.0.1", 2, Credentials.password("pw2-s3cret"))
                 .node("127.0.0.1", 3)
                 .build()) {
             assertThat(p.nodes()).containsExactly("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3");

@@ -28,23 +28,31 @@ import redis.clients.jedis.Jedis;
  */
 class RedlockWaitingIT {
 
-    private static RedlockLockProvider open(List<String> addresses, RedlockOptions options) {
-        return RedlockLockProvider.builder().nodes(addresses).options(options).build();
+    private static RedlockLockProvider open(
+            List<String> addresses, RedlockLockOptions options, LockOptions lockOptions) {
+        return RedlockLockProvider.builder()
+                .nodes(addresses)
+                .options(options)
+                .lockOptions(lockOptions)
+                .build();
     }
 
     private static List<String> addresses(RedisServers nodes) {
         return List.of(nodes.addresses().split(","));
     }
 
-    private static RedlockOptions slowPolling() {
-        return RedlockOptions.builder()
-                .lockOptions(LockOptions.builder()
+    /** A 10 s lease, no renewal, and a retry delay so long that only release messages are fast. */
+    private static RedlockLockProvider slowPolling(List<String> addresses) {
+        return open(
+                addresses,
+                RedlockLockOptions.builder()
+                        .nodeTimeout(Duration.ofMillis(200))
+                        .maxRetryDelay(Duration.ofSeconds(5)) // polling would take seconds: only messages are fast
+                        .build(),
+                LockOptions.builder()
                         .leaseTime(Duration.ofSeconds(10))
                         .autoRenew(false)
-                        .build())
-                .nodeTimeout(Duration.ofMillis(200))
-                .maxRetryDelay(Duration.ofSeconds(5)) // polling would take seconds: only messages are fast
-                .build();
+                        .build());
     }
 
     private static long evalshaCalls(RedisServers nodes) {
@@ -84,8 +92,8 @@ class RedlockWaitingIT {
     void waiters_manyInOneProvider_eachReleaseWakesOneAndHandsOffFast() throws Exception {
         int waiters = 10;
         try (RedisServers nodes = RedisServers.independentMasters(5);
-                RedlockLockProvider holder = open(addresses(nodes), slowPolling());
-                RedlockLockProvider many = open(addresses(nodes), slowPolling())) {
+                RedlockLockProvider holder = slowPolling(addresses(nodes));
+                RedlockLockProvider many = slowPolling(addresses(nodes))) {
             Lease first = holder.lock("handoff").tryAcquire().orElseThrow();
             ConcurrentLinkedQueue<Long> handoffNanos = new ConcurrentLinkedQueue<>();
             AtomicLong releasedAt = new AtomicLong();
@@ -161,15 +169,15 @@ class RedlockWaitingIT {
                     proxies.add(p);
                     addrs.set(i, p.address());
                 }
-                RedlockOptions options = RedlockOptions.builder()
-                        .lockOptions(LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(5))
-                                .autoRenew(false)
-                                .build())
+                RedlockLockOptions options = RedlockLockOptions.builder()
                         .nodeTimeout(Duration.ofMillis(200))
                         .poolSize(2)
                         .build();
-                try (RedlockLockProvider p = open(addrs, options)) {
+                LockOptions lockOptions = LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(5))
+                        .autoRenew(false)
+                        .build();
+                try (RedlockLockProvider p = open(addrs, options, lockOptions)) {
                     int threads = 12;
                     AtomicInteger releases = new AtomicInteger();
                     AtomicInteger unconfirmed = new AtomicInteger();

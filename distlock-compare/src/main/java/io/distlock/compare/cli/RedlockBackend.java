@@ -2,8 +2,8 @@ package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.cli.peers.RedissonRedLockClient;
-import io.distlock.redis.internal.RedisKeys;
-import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.core.RedisKeys;
+import io.distlock.redis.core.Scripts;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
 import java.util.ArrayList;
@@ -17,9 +17,8 @@ import redis.clients.jedis.util.SafeEncoder;
  * RedissonRedLock. The floor is one PING to all five at once, written by the calling thread to
  * every node before it reads any reply (no thread hop: the cheapest a round can be); acquire with
  * fencing takes one such round while the nodes' counters are in step (two otherwise) and release
- * one, so the protocol floor is two (it was three until the fencing counter moved into round 1,
- * session 7). Requests are the sum of the
- * nodes' {@code total_reads_processed} (one per request on persistent connections).
+ * one, so the protocol floor is two. Requests are the sum of the nodes' {@code
+ * total_reads_processed} (one per request on persistent connections).
  *
  * <p>The bare requests ({@code bare_requests_floor_p50_us}, interleaved like the floor): the two
  * rounds of lock-redlock's uncontended acquire+release with its own scripts ({@code REDLOCK_ACQUIRE}
@@ -70,8 +69,7 @@ final class RedlockBackend extends ServerBackend {
 
     /**
      * One PING to every node at once: written to all five connections first, then the replies read,
-     * from the calling thread. What one Redlock round costs at best (an earlier version sent each
-     * PING through an executor thread, a thread hop per node that a client without it beat).
+     * from the calling thread. What one Redlock round costs at best (no thread hop per node).
      */
     private synchronized void parallelPing() {
         for (Object reply : round(pings, Protocol.Command.PING)) {

@@ -5,10 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.LockObserver;
 import io.distlock.LockOptions;
+import io.distlock.TimeoutOptions;
 import io.distlock.examples.batch.SingleNodeBatchJob.Outcome;
 import io.distlock.examples.batch.SingleNodeBatchJob.Status;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.RedisLockProvider;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.testing.servers.RedisServer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -30,6 +32,9 @@ import org.junit.jupiter.api.TestInfo;
  */
 class SingleNodeBatchJobIT {
     private static final Duration LEASE = Duration.ofMillis(300);
+    /** The key layout of the providers below (the default key prefix), to look at the lock key. */
+    private static final RedisKeys KEYS = new RedisKeys(RedisLockOptions.DEFAULT_KEY_PREFIX);
+
     private static RedisServer redis;
 
     private final AtomicInteger renewals = new AtomicInteger();
@@ -70,10 +75,9 @@ class SingleNodeBatchJobIT {
         return RedisLockProvider.builder()
                 .standalone(server.host(), server.port())
                 .options(RedisLockOptions.builder()
-                        .lockOptions(options)
-                        .connectTimeout(Duration.ofMillis(100))
-                        .socketTimeout(Duration.ofMillis(100))
+                        .timeouts(TimeoutOptions.of(Duration.ofMillis(100)))
                         .build())
+                .lockOptions(options)
                 .build();
     }
 
@@ -93,7 +97,7 @@ class SingleNodeBatchJobIT {
             assertThat(outcome.chunksDone()).isEqualTo(40);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(LEASE.multipliedBy(3));
             assertThat(renewals.get()).isGreaterThanOrEqualTo(3);
-            assertThat(redis.call("EXISTS", node.lockKey(job(info)))).isEqualTo("0"); // released
+            assertThat(redis.call("EXISTS", KEYS.lockKey(job(info)))).isEqualTo("0"); // released
         }
     }
 
@@ -141,7 +145,7 @@ class SingleNodeBatchJobIT {
             await().atMost(Duration.ofSeconds(10)).until(() -> chunks.get() >= 5);
 
             // an operator (or another client's bug) deletes the lock
-            assertThat(redis.call("DEL", node.lockKey(job(info)))).isEqualTo("1");
+            assertThat(redis.call("DEL", KEYS.lockKey(job(info)))).isEqualTo("1");
             long deletedAt = System.nanoTime();
 
             Outcome outcome = run.get(10, TimeUnit.SECONDS);

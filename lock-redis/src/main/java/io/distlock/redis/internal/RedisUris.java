@@ -1,11 +1,15 @@
 package io.distlock.redis.internal;
 
+import io.distlock.Credentials;
 import io.distlock.LockConfigurationException;
+import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockOptions;
+import io.distlock.redis.core.ConnectionChecks;
+import io.distlock.redis.core.ConnectionUris;
+import io.distlock.redis.core.RedisConnectionOptions;
 import io.distlock.spi.UriParameters;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -20,10 +24,12 @@ import java.util.Locale;
  *   <li>{@code redis-cluster://[user:password@]host:port[,host:port...][?params]}.
  * </ul>
  *
- * Parameters: the common {@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}, and {@code
- * keyPrefix}, {@code poolSize}, {@code connectTimeout}, {@code socketTimeout}, {@code
+ * Parameters: the common {@code leaseTime}, {@code autoRenew}, {@code maxHoldTime}, {@code
+ * maxRenewals}; the connection parameters {@code keyPrefix}, {@code poolSize}, {@code
+ * connectTimeout}, {@code requestTimeout}, {@code database}, {@code tls}, {@code trustCertificates},
+ * {@code trustStore}, {@code trustStorePassword} (see {@link ConnectionUris}); and {@code
  * requiredReplicas}, {@code replicaAckTimeout}, {@code assumePersistence}, {@code
- * counterRetention}, {@code handOff}, {@code database}, {@code tls}, {@code tlsCaFile}. Errors never contain the password.
+ * counterRetention}, {@code handOff}. Errors never contain the password.
  */
 public final class RedisUris {
     private static final String BACKEND = "redis";
@@ -31,8 +37,9 @@ public final class RedisUris {
     private RedisUris() {}
 
     /** A parsed URI. */
-    public record Parsed(Topology topology, RedisLockOptions options) {}
+    public record Parsed(Topology topology, RedisLockOptions options, LockOptions lockOptions) {}
 
+    /** @throws LockConfigurationException naming the part of the (redacted) URI that is wrong */
     public static Parsed parse(URI uri) {
         String redacted = UriParameters.redact(uri);
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -49,29 +56,11 @@ public final class RedisUris {
         }
         RedisLockOptions.Builder b = RedisLockOptions.builder();
         try {
-            if (userInfo != null && !userInfo.isEmpty()) {
-                int colon = userInfo.indexOf(':');
-                String user = UriParameters.decodeComponent(colon < 0 ? userInfo : userInfo.substring(0, colon));
-                String password = colon < 0 ? null : UriParameters.decodeComponent(userInfo.substring(colon + 1));
-                if (colon < 0) {
-                    // redis://secret@host: a lone userinfo is the password (as in redis-cli)
-                    password = user;
-                    user = null;
-                }
-                b.username(user == null || user.isEmpty() ? null : user);
-                b.password(password == null || password.isEmpty() ? null : password);
-            }
             int defaultPort = scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel") ? 26379 : 6379;
-            List<String> hosts = new ArrayList<>();
-            for (String h : authority.split(",", -1)) {
-                if (h.isBlank()) {
-                    throw new IllegalArgumentException("empty host in host list");
-                }
-                boolean hasPort = h.startsWith("[") ? h.contains("]:") : h.contains(":");
-                hosts.add(hasPort ? h : h + ":" + defaultPort);
-            }
+            List<String> hosts = ConnectionChecks.hostPorts(authority, defaultPort, "host");
             String path = uri.getRawPath() == null ? "" : uri.getRawPath();
             Topology topology;
+            int pathDatabase = 0;
             switch (scheme) {
                 case "redis":
                 case "rediss":
@@ -80,9 +69,8 @@ public final class RedisUris {
                                 "redis:// takes one host:port; use redis-sentinel:// or redis-cluster:// for several");
                     }
                     topology = new Topology(Topology.Kind.STANDALONE, List.of(Topology.parse(hosts.get(0))), null);
-                    b.tls(scheme.equals("rediss"));
                     if (path.length() > 1) {
-                        b.database(database(path.substring(1)));
+                        pathDatabase = database(path.substring(1));
                     }
                     break;
                 case "redis-sentinel":
@@ -92,7 +80,6 @@ public final class RedisUris {
                                 "the master name is missing (" + scheme + "://h:p,h:p/masterName)");
                     }
                     topology = Topology.sentinel(UriParameters.decodeComponent(path.substring(1)), hosts);
-                    b.tls(scheme.equals("rediss-sentinel"));
                     break;
                 case "redis-cluster":
                     if (path.length() > 1) {
@@ -104,28 +91,28 @@ public final class RedisUris {
                 default:
                     throw new IllegalArgumentException("unsupported scheme '" + scheme + "'");
             }
-            b.lockOptions(params.lockOptions(b.build().lockOptions()));
-            String prefix = params.string("keyPrefix", null);
-            if (prefix != null) {
-                b.keyPrefix(prefix);
+            LockOptions lockOptions = params.lockOptions(LockOptions.defaults());
+            RedisConnectionOptions.Builder connection =
+                    RedisLockOptions.defaults().connection().mutate().database(pathDatabase);
+            Credentials credentials = ConnectionUris.credentials(userInfo);
+            if (credentials != null) {
+                connection.credentials(credentials);
             }
-            Integer pool = params.integer("poolSize", null);
-            if (pool != null) {
-                b.poolSize(pool);
+            RedisConnectionOptions parsed = ConnectionUris.connection(
+                    params,
+                    connection.build(),
+                    scheme.equals("rediss") || scheme.equals("rediss-sentinel"),
+                    "use rediss:// or tls=true");
+            if (topology.kind() == Topology.Kind.CLUSTER && parsed.database() != 0) {
+                throw new IllegalArgumentException(
+                        "database must be 0 for Redis Cluster (was " + parsed.database() + ")");
             }
-            Duration d = params.duration("connectTimeout", null);
-            if (d != null) {
-                b.connectTimeout(d);
-            }
-            d = params.duration("socketTimeout", null);
-            if (d != null) {
-                b.socketTimeout(d);
-            }
+            b.connection(parsed);
             Integer replicas = params.integer("requiredReplicas", null);
             if (replicas != null) {
                 b.requiredReplicas(replicas);
             }
-            d = params.duration("replicaAckTimeout", null);
+            Duration d = params.duration("replicaAckTimeout", null);
             if (d != null) {
                 b.replicaAckTimeout(d);
             }
@@ -141,23 +128,8 @@ public final class RedisUris {
             if (handOff != null) {
                 b.handOff(handOff);
             }
-            Integer db = params.integer("database", null);
-            if (db != null) {
-                if (topology.kind() == Topology.Kind.CLUSTER && db != 0) {
-                    throw new IllegalArgumentException("database must be 0 for Redis Cluster (was " + db + ")");
-                }
-                b.database(db);
-            }
-            Boolean tls = params.bool("tls", null);
-            if (tls != null) {
-                b.tls(tls);
-            }
-            String caFile = params.string("tlsCaFile", null);
-            if (caFile != null) {
-                b.tlsCaFile(java.nio.file.Path.of(caFile));
-            }
             params.rejectUnknown();
-            return new Parsed(topology, b.build());
+            return new Parsed(topology, b.build(), lockOptions);
         } catch (IllegalArgumentException e) {
             // messages from our own validation never contain the password
             throw new LockConfigurationException(e.getMessage() + " in " + redacted, BACKEND, e);

@@ -1,14 +1,18 @@
 package io.distlock.redis.internal;
 
 import io.distlock.BackendUnavailableException;
-import io.distlock.redis.RedisLockOptions;
+import io.distlock.LockConfigurationException;
+import io.distlock.redis.core.ConnectionChecks;
+import io.distlock.redis.core.JedisConfigs;
+import io.distlock.redis.core.RedisConnectionOptions;
+import io.distlock.redis.core.RedisErrors;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
@@ -20,6 +24,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /** Where the servers are: one standalone server, a Sentinel-monitored master, or a Cluster. */
 public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
+    private static final String BACKEND = "redis";
 
     /** The deployment kind. */
     public enum Kind {
@@ -65,41 +70,21 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
 
     /** Parses {@code host:port} or {@code [ipv6]:port}. */
     public static HostAndPort parse(String hostPort) {
-        Objects.requireNonNull(hostPort, "host:port must not be null");
-        String s = hostPort.trim();
-        String host;
-        String port;
-        if (s.startsWith("[")) {
-            int close = s.indexOf(']');
-            if (close < 0 || close + 1 >= s.length() || s.charAt(close + 1) != ':') {
-                throw new IllegalArgumentException("expected [ipv6]:port (was '" + hostPort + "')");
-            }
-            host = s.substring(1, close);
-            port = s.substring(close + 2);
-        } else {
-            int colon = s.lastIndexOf(':');
-            if (colon <= 0 || s.indexOf(':') != colon) {
-                throw new IllegalArgumentException("expected host:port (was '" + hostPort + "')");
-            }
-            host = s.substring(0, colon);
-            port = s.substring(colon + 1);
-        }
-        try {
-            return ConnectionChecks.hostAndPort(host, Integer.parseInt(port));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("port must be a number (was '" + port + "' in '" + hostPort + "')");
-        }
+        return ConnectionChecks.parseHostAndPort(hostPort);
     }
 
-    /** Opens a pooled Jedis client for this topology: {@code poolSize} connections + 1 for the subscriber. */
-    public UnifiedJedis connect(RedisLockOptions options) {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(options.poolSize() + 1);
-        pool.setMaxIdle(options.poolSize() + 1);
-        pool.setMinIdle(0);
-        pool.setJmxEnabled(false);
-        pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
-        JedisClientConfig config = clientConfig(options, true);
+    /**
+     * Opens a pooled Jedis client for this topology: {@code poolSize} connections + 1 for the
+     * subscriber.
+     *
+     * @throws LockConfigurationException if the servers refuse the credentials or the TLS trust
+     * @throws BackendUnavailableException if the servers (Sentinels, Cluster seed nodes) cannot be
+     *     reached
+     */
+    public UnifiedJedis connect(RedisConnectionOptions options) {
+        ConnectionPoolConfig pool = JedisConfigs.pool(options.poolSize() + 1, options);
+        JedisClientConfig config =
+                JedisConfigs.dataNode(options, options.credentials().orElse(null));
         Set<HostAndPort> set = new LinkedHashSet<>(nodes);
         switch (kind) {
             case STANDALONE:
@@ -109,7 +94,7 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
                         .poolConfig(pool)
                         .build();
             case SENTINEL:
-                JedisClientConfig sentinelConfig = clientConfig(options, false);
+                JedisClientConfig sentinelConfig = JedisConfigs.sentinel(options);
                 try {
                     return RedisSentinelClient.builder()
                             .masterName(masterName)
@@ -126,12 +111,17 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
                     throw new IllegalArgumentException(
                             "database must be 0 for Redis Cluster (was " + options.database() + ")");
                 }
-                return RedisClusterClient.builder()
-                        .nodes(set)
-                        .clientConfig(config)
-                        .poolConfig(pool)
-                        .maxTotalRetriesDuration(options.socketTimeout().plus(Duration.ofMillis(500)))
-                        .build();
+                try {
+                    return RedisClusterClient.builder()
+                            .nodes(set)
+                            .clientConfig(config)
+                            .poolConfig(pool)
+                            .maxTotalRetriesDuration(
+                                    options.timeouts().requestTimeout().plus(Duration.ofMillis(500)))
+                            .build();
+                } catch (JedisException e) {
+                    throw failure("cannot open the Redis Cluster " + nodes + ": " + e.getMessage(), e);
+                }
         }
     }
 
@@ -139,38 +129,40 @@ public record Topology(Kind kind, List<HostAndPort> nodes, String masterName) {
      * Jedis says only "All sentinels down" (each sentinel's own error goes to its log): ask the
      * first sentinel once more, so that its error (refused, TLS handshake, ...) is attached.
      */
-    private BackendUnavailableException sentinelsUnreachable(
-            RedisLockOptions options, JedisClientConfig sentinelConfig, JedisException e) {
-        BackendUnavailableException failure = new BackendUnavailableException(
-                "cannot find master '" + masterName + "' through the Sentinels " + nodes + " (tls=" + options.tls()
-                        + "): " + e.getMessage(),
-                null,
-                "redis",
-                e);
+    private RuntimeException sentinelsUnreachable(
+            RedisConnectionOptions options, JedisClientConfig sentinelConfig, JedisException e) {
+        RuntimeException probeFailure = null;
         try (Jedis probe = new Jedis(nodes.get(0), sentinelConfig)) {
             probe.ping();
         } catch (RuntimeException cause) {
-            failure.addSuppressed(cause);
+            probeFailure = cause;
+        }
+        String message = "cannot find master '" + masterName + "' through the Sentinels " + nodes + " (tls="
+                + options.tls().isEnabled() + "): " + e.getMessage();
+        if (probeFailure != null
+                && RedisErrors.configurationProblem(probeFailure).isPresent()) {
+            LockConfigurationException failure = new LockConfigurationException(
+                    message + "; "
+                            + RedisErrors.configurationProblem(probeFailure).get(),
+                    BACKEND,
+                    e);
+            failure.addSuppressed(probeFailure);
+            return failure;
+        }
+        RuntimeException failure = failure(message, e);
+        if (probeFailure != null) {
+            failure.addSuppressed(probeFailure);
         }
         return failure;
     }
 
-    private static JedisClientConfig clientConfig(RedisLockOptions o, boolean dataNode) {
-        DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis((int) o.connectTimeout().toMillis())
-                .socketTimeoutMillis((int) o.socketTimeout().toMillis())
-                .clientName(dataNode ? "distlock" : "distlock-sentinel");
-        if (o.tls()) {
-            Tls.enable(b, o.sslSocketFactory().orElse(null), o.tlsCaFile().orElse(null));
+    /** A configuration error if {@code e} is one (see {@link RedisErrors}), else an outage. */
+    private static RuntimeException failure(String message, JedisException e) {
+        Optional<String> problem = RedisErrors.configurationProblem(e);
+        if (problem.isPresent()) {
+            return new LockConfigurationException(message, BACKEND, e);
         }
-        if (dataNode) {
-            o.username().ifPresent(b::user);
-            o.password().ifPresent(b::password);
-            if (o.database() != 0) {
-                b.database(o.database());
-            }
-        }
-        return b.build();
+        return new BackendUnavailableException(message, null, BACKEND, e);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.distlock.redlock.internal;
 
-import io.distlock.redis.internal.Scripts;
+import io.distlock.redis.core.Scripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;

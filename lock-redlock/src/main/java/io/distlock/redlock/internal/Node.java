@@ -1,76 +1,59 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.Credentials;
 import io.distlock.Ticker;
-import io.distlock.redis.internal.Scripts;
-import io.distlock.redis.internal.Subscriber;
-import io.distlock.redis.internal.Tls;
-import io.distlock.redlock.RedlockOptions;
-import java.net.SocketTimeoutException;
-import java.time.Duration;
+import io.distlock.redis.core.JedisConfigs;
+import io.distlock.redis.core.RedisConnectionOptions;
+import io.distlock.redis.core.RedisErrors;
+import io.distlock.redis.core.ScriptRunner;
+import io.distlock.redis.core.Scripts;
+import io.distlock.redis.core.Subscriber;
+import io.distlock.redlock.RedlockLockOptions;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One independent master: its own connection pool and its own small set of I/O threads (a {@link
  * Lane}, plus one for releases), so a slow or dead node never holds up requests to the others
- * (latency isolation).
+ * (latency isolation); its direct connections ({@link DirectPath}, none with TLS); whether it is
+ * warm, suspect as a probe leader or failing; and its pub/sub subscriber.
  */
 final class Node implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
     private static final int STALE_RETRIES = 2;
     /** How long a node that failed a request or a leader probe is passed over as probe leader. */
     private static final long SUSPECT_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private final int index;
-    private final String address;
-    private final UnifiedJedis client;
     /** Requests that find every I/O thread busy wait in a queue of at most this many. */
     private static final int QUEUE_CAPACITY = 1024;
     /** An I/O thread without work for this long stops (a new one starts on demand). */
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+    private final int index;
+    private final String address;
+    private final UnifiedJedis client;
     private final Lane io;
     private final Lane releases;
-    /** Direct connections ({@code null} with TLS): idle ones, the one given back last first. */
-    private final ConcurrentLinkedDeque<DirectConnection> idleDirect;
-
-    private final AtomicInteger directOpen = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicBoolean directOpening =
-            new java.util.concurrent.atomic.AtomicBoolean();
-    /** Every open direct connection (closed by {@link #close}, also those a round is using). */
-    private final Set<DirectConnection> allDirect = ConcurrentHashMap.newKeySet();
-
-    private final int maxDirect;
-    private final HostAndPort hostAndPort;
-    private final JedisClientConfig clientConfig;
-    private volatile long directRetryAt;
+    /** The direct connections; null with TLS. */
+    private final DirectPath direct;
     /** See {@link #replied}. */
     private volatile long usualReplyNanos;
-    /** Requests written by a round's own thread, and requests run by the I/O threads (tests read them). */
-    private final LongAdder directSends = new LongAdder();
-
+    /** Requests run by the I/O threads (tests read them). */
     private final LongAdder ioSends = new LongAdder();
-    private final LongAdder handOffs = new LongAdder();
+
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
     private final AtomicBoolean failing = new AtomicBoolean();
@@ -83,46 +66,23 @@ final class Node implements AutoCloseable {
     private boolean closed; // guarded by this
     private volatile boolean closing;
 
-    Node(int index, NodeAddress node, RedlockOptions options, String threadPrefix) {
+    Node(int index, NodeAddress node, RedlockLockOptions options, Ticker ticker, String threadPrefix) {
         HostAndPort hostAndPort = node.hostAndPort();
         this.index = index;
         this.address = node.address();
         this.keyPrefix = options.keyPrefix();
-        this.ticker = options.lockOptions().ticker();
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        this.ticker = ticker;
+        RedisConnectionOptions connection = options.connection();
         // poolSize for the I/O executor, poolSize for the release lane, 1 for the subscriber
-        pool.setMaxTotal(2 * options.poolSize() + 1);
-        pool.setMaxIdle(2 * options.poolSize() + 1);
-        pool.setMinIdle(0);
-        pool.setJmxEnabled(false);
-        pool.setMaxWait(options.connectTimeout().plus(options.socketTimeout()));
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis(options.connectTimeout()))
-                .socketTimeoutMillis(millis(options.socketTimeout()))
-                .clientName("distlock");
-        if (options.tls()) {
-            Tls.enable(
-                    config,
-                    options.sslSocketFactory().orElse(null),
-                    options.tlsCaFile().orElse(null));
-        }
-        if (node.ownCredentials()) {
-            if (node.username() != null) {
-                config.user(node.username());
-            }
-            config.password(node.password());
-        } else {
-            options.username().ifPresent(config::user);
-            options.password().ifPresent(config::password);
-        }
-        if (options.database() != 0) {
-            config.database(options.database());
-        }
-        this.hostAndPort = hostAndPort;
-        this.clientConfig = config.build();
-        this.maxDirect = options.poolSize();
+        ConnectionPoolConfig pool = JedisConfigs.pool(2 * options.poolSize() + 1, connection);
+        Credentials credentials = node.ownCredentials() != null
+                ? node.ownCredentials()
+                : connection.credentials().orElse(null);
+        JedisClientConfig clientConfig = JedisConfigs.dataNode(connection, credentials);
         // TLS: the socket's byte count says nothing about decrypted data, so rounds use the I/O threads
-        this.idleDirect = options.tls() ? null : new ConcurrentLinkedDeque<>();
+        this.direct = options.tls().isEnabled()
+                ? null
+                : new DirectPath(this, hostAndPort, clientConfig, ticker, options.poolSize(), SUSPECT_NANOS);
         this.client = RedisClient.builder()
                 .hostAndPort(hostAndPort)
                 .clientConfig(clientConfig)
@@ -133,18 +93,14 @@ final class Node implements AutoCloseable {
         this.releases = new Lane(prefix + "release-", options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
     }
 
-    private static int millis(Duration d) {
-        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
-    }
-
     int index() {
         return index;
     }
 
     /**
      * Records how long after its round started a reply (or failure) of this node arrived, read
-     * directly or by the I/O thread: a moving average over about the last 8 replies. Updated without a lock by the
-     * threads that read replies; a lost update only delays the average a little.
+     * directly or by the I/O thread: a moving average over about the last 8 replies. Updated without
+     * a lock by the threads that read replies; a lost update only delays the average a little.
      */
     void replied(long nanos) {
         long u = usualReplyNanos;
@@ -166,8 +122,18 @@ final class Node implements AutoCloseable {
         return warm;
     }
 
+    /** Whether {@link #close()} has begun (requests cut short now are not the node's failure). */
+    boolean isClosing() {
+        return closing;
+    }
+
+    /** The I/O threads' lane. */
+    Lane ioLane() {
+        return io;
+    }
+
     /**
-     * This node's pub/sub subscriber (lock-redis's, one connection and one thread {@code
+     * This node's pub/sub subscriber (one connection and one thread {@code
      * distlock-redis-subscriber-N}), started on first use; null once the node is closed.
      */
     synchronized Subscriber subscriber() {
@@ -189,7 +155,7 @@ final class Node implements AutoCloseable {
      * Runs {@code script} on this node's I/O executor (EVALSHA, EVAL on NOSCRIPT). A pooled
      * connection that died while idle (node restart, proxy reset) is retried on another connection,
      * at most {@link #STALE_RETRIES} times; every Redlock script is idempotent for its owner value,
-     * so a retry after a lost reply does no harm. Timeouts are not retried.
+     * so a retry after a lost reply does no harm. Timeouts and configuration errors are not retried.
      */
     <T> CompletableFuture<T> run(Scripts.Script script, List<String> keys, List<String> args) {
         return run(script, keys, args, null);
@@ -225,17 +191,20 @@ final class Node implements AutoCloseable {
         });
     }
 
+    /** Runs {@code script} on {@code lane}, as {@link #run} does (a direct request's retry). */
+    <T> CompletableFuture<T> call(Lane lane, Scripts.Script script, List<String> keys, List<String> args) {
+        return submit(lane, c -> call(c, script, keys, args));
+    }
+
     private <T> T call(UnifiedJedis c, Scripts.Script script, List<String> keys, List<String> args) {
         for (int attempt = 0; ; attempt++) {
             try {
                 @SuppressWarnings("unchecked")
-                T reply = (T) Scripts.run(c, script, keys, args);
-                warm = true;
-                suspect = false;
-                succeeded();
+                T reply = (T) ScriptRunner.run(c, script, keys, args);
+                answered();
                 return reply;
             } catch (JedisConnectionException e) {
-                if (attempt >= STALE_RETRIES || !isStaleConnection(e)) {
+                if (attempt >= STALE_RETRIES || !RedisErrors.isStaleConnection(e)) {
                     markSuspect();
                     failed(e);
                     throw e;
@@ -266,6 +235,13 @@ final class Node implements AutoCloseable {
         return warm && (!suspect || ticker.read() - suspectUntil > 0);
     }
 
+    /** The node answered a request: it is warm and not suspect; logged once if it failed before. */
+    void answered() {
+        warm = true;
+        suspect = false;
+        succeeded();
+    }
+
     /** Logs once (INFO) that this node answers again after a failure. */
     private void succeeded() {
         if (failing.get() && failing.compareAndSet(true, false)) {
@@ -277,233 +253,34 @@ final class Node implements AutoCloseable {
      * Logs once per outage (WARN) that this node failed, naming it by {@code host:port} and saying
      * why (e.g. the server's {@code WRONGPASS}); never the credentials.
      */
-    private void failed(Throwable e) {
+    void failed(Throwable e) {
         if (closing) {
             return; // requests cut short by close() are not the node's failure
         }
         if (failing.compareAndSet(false, true)) {
-            log.warn("distlock.redlock.node_failed node={} error={}", address, Round.reason(e));
+            log.warn("distlock.redlock.node_failed node={} error={}", address, RoundReport.reason(e));
         }
-    }
-
-    private static boolean isStaleConnection(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof SocketTimeoutException) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
-     * Sends {@code script} on an idle direct connection from the calling thread, completing {@code
-     * f} once {@link DirectRequest#poll} or {@link DirectRequest#handOff} read the reply. Returns
-     * null (nothing sent) if this node has no idle direct connection (TLS, none opened yet, all in
-     * use, closing) or the write failed: the caller then sends through the I/O threads. Opens
-     * another direct connection in the background when none is idle.
+     * Sends {@code script} from the calling thread on an idle direct connection ({@link
+     * DirectPath#send}); null if there is none (or TLS): the caller then sends through the I/O
+     * threads.
      */
     <T> DirectRequest<T> sendDirect(
             Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
-        return sendDirect(script, keys, args, send, f, io);
+        return direct == null ? null : direct.send(script, keys, args, send, f, io);
     }
 
     /** Like {@link #sendDirect}, for a release: handed off to the release lane. */
     <T> DirectRequest<T> sendReleaseDirect(
             Scripts.Script script, List<String> keys, List<String> args, BooleanSupplier send, CompletableFuture<T> f) {
-        return sendDirect(script, keys, args, send, f, releases);
-    }
-
-    private <T> DirectRequest<T> sendDirect(
-            Scripts.Script script,
-            List<String> keys,
-            List<String> args,
-            BooleanSupplier send,
-            CompletableFuture<T> f,
-            Lane lane) {
-        if (idleDirect == null || closing) {
-            return null;
-        }
-        DirectConnection c = idleDirect.pollFirst();
-        if (c == null) {
-            openDirectInBackground();
-            return null;
-        }
-        if (!send.getAsBoolean()) {
-            giveBack(c);
-            f.completeExceptionally(new StaleRequestException());
-            return new DirectRequest<>(null, script, keys, args, f, lane);
-        }
-        try {
-            c.send(script, keys, args);
-            directSends.increment();
-        } catch (RuntimeException e) {
-            dropDirect(c); // died while idle (node restart): the I/O threads send it on a new connection
-            return null;
-        }
-        return new DirectRequest<>(c, script, keys, args, f, lane);
-    }
-
-    private void openDirectInBackground() {
-        if (directOpen.get() >= maxDirect
-                || ticker.read() - directRetryAt < 0
-                || !directOpening.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            io.execute(() -> {
-                try {
-                    if (closing || directOpen.get() >= maxDirect) {
-                        return;
-                    }
-                    DirectConnection c = DirectConnection.open(hostAndPort, clientConfig);
-                    directOpen.incrementAndGet();
-                    allDirect.add(c);
-                    giveBack(c);
-                } catch (RuntimeException e) {
-                    // the rounds go through the I/O threads meanwhile; they report the node's errors
-                    directRetryAt = ticker.read() + SUSPECT_NANOS;
-                    log.debug("distlock.redlock.direct_connect_failed node={} error={}", address, Round.reason(e));
-                } finally {
-                    directOpening.set(false);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            directOpening.set(false);
-        }
-    }
-
-    private void giveBack(DirectConnection c) {
-        idleDirect.offerFirst(c);
-        if (closing && idleDirect.remove(c)) {
-            dropDirect(c);
-        }
-    }
-
-    private void dropDirect(DirectConnection c) {
-        if (allDirect.remove(c)) {
-            directOpen.decrementAndGet();
-        }
-        c.close();
-    }
-
-    /**
-     * A request written by the calling thread on a direct connection, its reply not read yet. The
-     * round's thread {@link #poll}s it; if the round's outcome needs the reply no sooner, it is
-     * {@link #handOff handed} to the node's I/O threads, which wait for it (the round's thread may
-     * still poll it at its deadline). Exactly one of them reads the reply and gives the connection
-     * back.
-     */
-    final class DirectRequest<T> {
-        private final DirectConnection connection;
-        private final Scripts.Script script;
-        private final List<String> keys;
-        private final List<String> args;
-        private final CompletableFuture<T> future;
-        private final Lane lane;
-        /**
-         * Set by whoever reads the reply: the round's thread polling, or, once handed off, the I/O
-         * thread; the round's thread may still take a handed-off reply that has arrived when the
-         * I/O thread has not run yet (a loaded machine), so an answer in time is not lost.
-         */
-        private final AtomicBoolean claimed = new AtomicBoolean();
-
-        DirectRequest(
-                DirectConnection connection,
-                Scripts.Script script,
-                List<String> keys,
-                List<String> args,
-                CompletableFuture<T> future,
-                Lane lane) {
-            this.lane = lane;
-            this.connection = connection;
-            this.script = script;
-            this.keys = keys;
-            this.args = args;
-            this.future = future;
-        }
-
-        /** Reads the reply if it has arrived (without blocking otherwise); whether it did. */
-        boolean poll() {
-            if (connection == null || claimed.get()) {
-                return true; // not sent (its round was over), or read by an I/O thread
-            }
-            if (!connection.ready()) {
-                return false;
-            }
-            if (claimed.compareAndSet(false, true)) {
-                readReply();
-            }
-            return true;
-        }
-
-        /** Lets one of the node's I/O threads wait for the reply. */
-        void handOff() {
-            if (connection == null) {
-                return;
-            }
-            handOffs.increment();
-            try {
-                lane.execute(() -> {
-                    if (claimed.compareAndSet(false, true)) {
-                        readReply();
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                if (claimed.compareAndSet(false, true)) {
-                    dropDirect(connection);
-                    future.completeExceptionally(e);
-                }
-            }
-        }
-
-        private void readReply() {
-            Object reply;
-            try {
-                reply = connection.read();
-            } catch (JedisDataException e) {
-                // a script error, e.g. NOSCRIPT after a restart: the connection is fine; the I/O
-                // threads' path runs it again with its EVAL fallback (every script is idempotent)
-                giveBack(connection);
-                retryOnIoThreads();
-                return;
-            } catch (RuntimeException e) {
-                dropDirect(connection);
-                if (!closing && isStaleConnection(e)) {
-                    retryOnIoThreads(); // died while idle (restart, reset): on a new connection
-                    return;
-                }
-                markSuspect();
-                failed(e);
-                future.completeExceptionally(e);
-                return;
-            }
-            if (connection.usable()) {
-                giveBack(connection);
-            } else {
-                dropDirect(connection);
-            }
-            warm = true;
-            suspect = false;
-            succeeded();
-            @SuppressWarnings("unchecked")
-            T t = (T) reply;
-            future.complete(t);
-        }
-
-        private void retryOnIoThreads() {
-            Node.this.<T>submit(lane, c -> call(c, script, keys, args)).whenComplete((v, e) -> {
-                if (e != null) {
-                    future.completeExceptionally(e.getCause() != null ? e.getCause() : e);
-                } else {
-                    future.complete(v);
-                }
-            });
-        }
+        return direct == null ? null : direct.send(script, keys, args, send, f, releases);
     }
 
     /** Requests written by a round's own thread on a direct connection so far. */
     long directSends() {
-        return directSends.sum();
+        return direct == null ? 0 : direct.sends();
     }
 
     /** Requests sent by this node's I/O threads (no direct connection idle, TLS, retries) so far. */
@@ -513,12 +290,12 @@ final class Node implements AutoCloseable {
 
     /** Direct requests whose reply an I/O thread read (the round's thread stopped polling) so far. */
     long handOffs() {
-        return handOffs.sum();
+        return direct == null ? 0 : direct.handOffs();
     }
 
     /** Open direct connections (idle or in use). */
     int directConnections() {
-        return allDirect.size();
+        return direct == null ? 0 : direct.connections();
     }
 
     /** Loads the scripts in the background and opens a connection, so the first round is fast. */
@@ -534,8 +311,8 @@ final class Node implements AutoCloseable {
                 .whenComplete((r, e) -> {
                     if (e != null) {
                         failed(e.getCause() != null ? e.getCause() : e);
-                    } else {
-                        openDirectInBackground();
+                    } else if (direct != null) {
+                        direct.openInBackground();
                     }
                 });
     }
@@ -562,11 +339,8 @@ final class Node implements AutoCloseable {
         }
         io.shutdownNow();
         releases.shutdownNow();
-        if (idleDirect != null) {
-            idleDirect.clear();
-            for (DirectConnection c : List.copyOf(allDirect)) {
-                dropDirect(c); // also unblocks an I/O thread reading a reply on it
-            }
+        if (direct != null) {
+            direct.closeAll(); // also unblocks an I/O thread reading a reply on a direct connection
         }
         try {
             client.close();

@@ -1,59 +1,47 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.Credentials;
+import io.distlock.redis.core.ConnectionChecks;
 import java.util.Objects;
 import redis.clients.jedis.HostAndPort;
 
 /**
  * A Redlock node's address and, optionally, its own credentials, used instead of the
- * provider-wide {@code RedlockOptions.username()}/{@code password()} for that node. {@link
- * #toString()} never shows the password; equality is by address only.
+ * provider-wide {@code RedlockLockOptions.credentials()} for that node. {@link #toString()} never
+ * shows the password; equality is by address only.
  */
 public final class NodeAddress {
     private final HostAndPort hostAndPort;
-    private final String username;
-    private final String password;
+    private final Credentials credentials;
 
-    private NodeAddress(HostAndPort hostAndPort, String username, String password) {
+    private NodeAddress(HostAndPort hostAndPort, Credentials credentials) {
         this.hostAndPort = Objects.requireNonNull(hostAndPort, "hostAndPort must not be null");
-        this.username = username;
-        this.password = password;
+        this.credentials = credentials;
     }
 
     /** A node that uses the provider-wide credentials. */
     public static NodeAddress of(HostAndPort hostAndPort) {
-        return new NodeAddress(hostAndPort, null, null);
+        return new NodeAddress(hostAndPort, null);
     }
 
     /**
      * A node with its own credentials: {@code AUTH username password}, or {@code AUTH password}
-     * (the {@code default} user) when {@code username} is null.
+     * (the {@code default} user) for {@link Credentials#password(String)}.
+     *
+     * @throws IllegalArgumentException if Redis cannot use them (see {@link
+     *     ConnectionChecks#credentials(Credentials)})
      */
-    public static NodeAddress withCredentials(HostAndPort hostAndPort, String username, String password) {
-        Objects.requireNonNull(password, "password must not be null");
-        if (password.isEmpty()) {
-            throw new IllegalArgumentException("password must not be empty (omit the node's credentials instead)");
-        }
-        if (username != null && username.isEmpty()) {
-            throw new IllegalArgumentException("username must not be empty (null: the default user)");
-        }
-        return new NodeAddress(hostAndPort, username, password);
+    public static NodeAddress withCredentials(HostAndPort hostAndPort, Credentials credentials) {
+        return new NodeAddress(hostAndPort, ConnectionChecks.credentials(credentials));
     }
 
     public HostAndPort hostAndPort() {
         return hostAndPort;
     }
 
-    /** Whether this node has credentials of its own. */
-    public boolean ownCredentials() {
-        return password != null;
-    }
-
-    String username() {
-        return username;
-    }
-
-    String password() {
-        return password;
+    /** This node's own credentials, or null if it uses the provider-wide ones. */
+    public Credentials ownCredentials() {
+        return credentials;
     }
 
     /** {@code host:port}. */
@@ -74,9 +62,9 @@ public final class NodeAddress {
     /** {@code host:port}, plus {@code (user u)} or {@code (own password)}; never the password. */
     @Override
     public String toString() {
-        if (!ownCredentials()) {
+        if (credentials == null) {
             return address();
         }
-        return address() + (username == null ? " (own password)" : " (user " + username + ")");
+        return address() + credentials.user().map(u -> " (user " + u + ")").orElse(" (own password)");
     }
 }

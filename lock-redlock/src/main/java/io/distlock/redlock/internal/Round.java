@@ -4,7 +4,6 @@ import io.distlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -45,35 +44,12 @@ final class Round<T> {
 
     private final Condition changed = lock.newCondition();
 
-    /**
-     * Per node: the request the calling thread wrote itself on a direct connection, its reply not
-     * read yet (null otherwise). Used only by the thread that started the round, until it hands
-     * them off.
-     */
-    private final Node.DirectRequest<?>[] direct;
-
-    /** The direct requests handed to the nodes' I/O threads (polled once more at the deadline). */
-    private final List<Node.DirectRequest<?>> handedOff = new ArrayList<>(0);
+    /** The requests the calling thread wrote on direct connections, and their replies' reading. */
+    private final DirectReplies direct;
 
     private long startedAt;
     /** The ticker {@link #startedAt} was read from (null for rounds not started by {@link #startDirect}). */
     private volatile Ticker startTicker;
-    /**
-     * How long the thread that started a round polls its direct requests' replies (yielding the
-     * CPU between polls) before it hands the outstanding ones to the nodes' I/O threads and blocks:
-     * 2 ms, several times a local round trip on a loaded machine, and short against any node
-     * timeout; reached only when the outcome needs a node that is slow to answer.
-     */
-    static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /**
-     * Once the outcome is decided, how long it still polls for the other direct replies at least:
-     * 50 µs. Longer for a node that usually answers about as fast as the round was decided (see
-     * {@link #waitingForFast}): every reply read here saves a wake-up of that node's I/O thread, and the
-     * next round finds the node's connection idle instead of queueing behind the unread reply. On
-     * five local nodes sharing two cores, waiting for those replies took an uncontended acquire +
-     * release from 1.28–1.33 × to 1.16 × the three raw script rounds (README, session 6).
-     */
-    static final long LINGER_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private Round(List<Node> nodes, int quorum, Predicate<T> yes) {
         this.nodes = nodes;
@@ -84,7 +60,7 @@ final class Round<T> {
         this.errors = new Throwable[nodes.size()];
         this.sent = new java.util.concurrent.atomic.AtomicLongArray(nodes.size());
         this.state = new java.util.concurrent.atomic.AtomicIntegerArray(nodes.size());
-        this.direct = new Node.DirectRequest<?>[nodes.size()];
+        this.direct = new DirectReplies(nodes, quorum);
     }
 
     /** Asked by node {@code i}'s request right before it goes on the wire: may it go? */
@@ -128,7 +104,7 @@ final class Round<T> {
          * to poll its reply.
          */
         CompletableFuture<T> start(
-                Node node, java.util.function.BooleanSupplier send, Consumer<Node.DirectRequest<T>> direct);
+                Node node, java.util.function.BooleanSupplier send, Consumer<DirectRequest<T>> direct);
     }
 
     /**
@@ -143,89 +119,11 @@ final class Round<T> {
         r.startTicker = ticker;
         for (Node n : nodes) {
             int i = n.index();
-            CompletableFuture<T> f = request.start(n, () -> r.send(i), d -> r.direct[i] = d);
+            CompletableFuture<T> f = request.start(n, () -> r.send(i), d -> r.direct.add(i, d));
             r.futures.add(f);
             f.whenComplete((v, e) -> r.record(i, v, e));
         }
         return r;
-    }
-
-    /**
-     * Polls the replies of the direct requests until the outcome is decided (and then for {@link
-     * #LINGER_NANOS} more, or until every one arrived), the patience runs out or {@code until}
-     * passes; hands the rest to the nodes' I/O threads. Between polls the thread yields the CPU
-     * (the nodes' replies may need it: one machine runs both in tests and benchmarks).
-     */
-    private void pollDirect(Ticker ticker, long until) {
-        long patience = Math.min(until, startedAt + PATIENCE_NANOS);
-        long decidedAt = 0;
-        long fast = 0;
-        boolean any = false;
-        while (true) {
-            int open = 0;
-            for (int i = 0; i < direct.length; i++) {
-                Node.DirectRequest<?> d = direct[i];
-                if (d != null) {
-                    any = true;
-                    if (d.poll()) {
-                        direct[i] = null;
-                    } else {
-                        open++;
-                    }
-                }
-            }
-            if (open == 0) {
-                return;
-            }
-            long now = ticker.read();
-            if (decidedAt == 0 && isDecided()) {
-                decidedAt = now | 1L;
-                fast = Math.max(LINGER_NANOS, 2 * usualDecision());
-            }
-            if ((decidedAt != 0 && now - decidedAt >= LINGER_NANOS && !waitingForFast(fast)) || now - patience >= 0) {
-                break;
-            }
-            Thread.yield();
-        }
-        if (!any) {
-            return;
-        }
-        for (int i = 0; i < direct.length; i++) {
-            Node.DirectRequest<?> d = direct[i];
-            if (d != null) {
-                direct[i] = null;
-                handedOff.add(d);
-                d.handOff();
-            }
-        }
-    }
-
-    /**
-     * How long a round usually takes to be decided: the quorum-th shortest of the nodes' usual
-     * reply times.
-     */
-    private long usualDecision() {
-        long[] usual = new long[nodes.size()];
-        for (int i = 0; i < usual.length; i++) {
-            usual[i] = nodes.get(i).usualReplyNanos();
-        }
-        java.util.Arrays.sort(usual);
-        return usual[Math.min(quorum, usual.length) - 1];
-    }
-
-    /**
-     * Whether a direct request still open is to a node whose replies usually arrive within {@code
-     * fast} of a round's start (twice the time rounds usually take to be decided): such a reply is
-     * worth waiting for (up to the patience); a node that is usually slower (far away, overloaded,
-     * behind a slow link) is handed to its I/O thread at once, so it never slows the rounds down.
-     */
-    private boolean waitingForFast(long fast) {
-        for (int i = 0; i < direct.length; i++) {
-            if (direct[i] != null && nodes.get(i).usualReplyNanos() <= fast) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void record(int i, T value, Throwable error) {
@@ -287,10 +185,10 @@ final class Round<T> {
      */
     boolean awaitTimed(Ticker ticker, long firstDeadline, long nodeTimeoutNanos, long cap) {
         long deadline = Math.min(firstDeadline, cap);
-        pollDirect(ticker, deadline);
+        direct.poll(ticker, startedAt, deadline, this::isDecided);
         dropAfter = firstDeadline;
         dropTicker = ticker;
-        while (!awaitDecided(ticker, deadline) && !pollHandedOff()) {
+        while (!awaitDecided(ticker, deadline) && !direct.pollHandedOff(this::isDecided)) {
             long now = ticker.read();
             if (now - cap >= 0) {
                 break;
@@ -327,21 +225,6 @@ final class Round<T> {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * At a deadline: reads the handed-off replies that have arrived but that no I/O thread has read
-     * yet (on a loaded machine the thread may not have run), so a node that answered in time is not
-     * counted as silent. Returns whether the outcome is decided now.
-     */
-    private boolean pollHandedOff() {
-        if (handedOff.isEmpty()) {
-            return false;
-        }
-        for (Node.DirectRequest<?> d : handedOff) {
-            d.poll();
-        }
-        return isDecided();
     }
 
     /** Whether the outcome is decided (a majority said yes, or one became impossible). */
@@ -457,19 +340,6 @@ final class Round<T> {
         }
     }
 
-    /** Whether node {@code i} answered yes (so far). */
-    boolean saidYes(int i) {
-        lock.lock();
-        try {
-            Object a = answers[i];
-            @SuppressWarnings("unchecked")
-            T t = (T) a;
-            return a != null && yes.test(t);
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** The future of node {@code i}'s request. */
     CompletableFuture<T> future(int i) {
         return futures.get(i);
@@ -483,28 +353,17 @@ final class Round<T> {
     String describeUnanswered(boolean deadlinePassed) {
         lock.lock();
         try {
-            StringBuilder failed = new StringBuilder();
-            StringBuilder pending = new StringBuilder();
-            for (Node n : nodes) {
-                int i = n.index();
-                if (answers[i] != null) {
-                    continue;
-                }
-                Throwable e = errors[i];
-                if (e == null && !deadlinePassed) {
-                    pending.append(pending.length() > 0 ? ", " : "").append(n.address());
-                    continue;
-                }
-                failed.append(failed.length() > 0 ? ", " : "")
-                        .append(n.address())
-                        .append(" (");
-                failed.append(e == null ? "no reply in time" : reason(e)).append(')');
-            }
-            if (pending.length() > 0) {
-                failed.append("; still pending when a majority became impossible: ")
-                        .append(pending);
-            }
-            return failed.toString();
+            return RoundReport.unanswered(nodes, answers, errors, deadlinePassed);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Number of nodes whose request failed on a configuration problem ({@link RedisErrors}). */
+    int configurationFailureCount() {
+        lock.lock();
+        try {
+            return RoundReport.configurationFailures(errors);
         } finally {
             lock.unlock();
         }
@@ -523,27 +382,5 @@ final class Round<T> {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * {@code "Class: message"} of {@code e}, plus the innermost cause's when it says something else
-     * (a pool's "Could not get a resource" hides the server's {@code WRONGPASS}), at most 200
-     * characters.
-     */
-    static String reason(Throwable e) {
-        String s = describe(e);
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        if (root != e) {
-            s = s + " <- " + describe(root);
-        }
-        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
-    }
-
-    private static String describe(Throwable e) {
-        String m = e.getMessage();
-        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
     }
 }

@@ -1,7 +1,8 @@
 package io.distlock.redlock.internal;
 
 import io.distlock.Ticker;
-import io.distlock.redis.internal.Subscriber;
+import io.distlock.redis.core.Subscriber;
+import io.distlock.redis.core.Subscription;
 import io.distlock.spi.Deadlines;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -114,7 +115,7 @@ final class Waiters {
         private Waiter woken; // the waiter trying because of a release, or null
         // subscriptions: written once by the thread that created the group, under this monitor
         private Subscriber[] subscribers;
-        private Subscriber.Channel[] channels;
+        private Subscription[] channels;
         private boolean unsubscribed;
 
         Group(String channel) {
@@ -126,7 +127,7 @@ final class Waiters {
                 return;
             }
             subscribers = new Subscriber[nodes.size()];
-            channels = new Subscriber.Channel[nodes.size()];
+            channels = new Subscription[nodes.size()];
             for (Node n : nodes) {
                 Subscriber s = n.subscriber();
                 if (s != null) {

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
-import io.distlock.redlock.RedlockOptions;
+import io.distlock.LockOptions;
+import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.spi.LockEngine;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
@@ -18,17 +19,18 @@ import redis.clients.jedis.HostAndPort;
  * request), on five real redis-server masters.
  */
 class DirectRoundsIT {
-    private static RedlockOptions options() {
-        return RedlockOptions.builder()
-                .leaseTime(Duration.ofSeconds(5))
-                .nodeTimeout(Duration.ofMillis(200))
-                .build();
+    private static final LockOptions LOCK_OPTIONS =
+            LockOptions.builder().leaseTime(Duration.ofSeconds(5)).build();
+
+    private static RedlockLockOptions options() {
+        return RedlockLockOptions.builder().nodeTimeout(Duration.ofMillis(200)).build();
     }
 
-    private static List<HostAndPort> addresses(RedisServers servers) {
-        return servers.servers().stream()
-                .map(s -> new HostAndPort(s.host(), s.port()))
+    private static RedlockDriver driver(RedisServers servers) {
+        List<NodeAddress> addresses = servers.servers().stream()
+                .map(s -> NodeAddress.of(new HostAndPort(s.host(), s.port())))
                 .toList();
+        return RedlockDriver.create(addresses, options(), LOCK_OPTIONS);
     }
 
     private static long sum(RedlockDriver d, java.util.function.ToLongFunction<Node> f) {
@@ -38,8 +40,8 @@ class DirectRoundsIT {
     @Test
     void uncontendedRounds_directConnectionsOpen_mostRequestsWrittenByCallingThread() {
         try (RedisServers servers = RedisServers.independentMasters(5);
-                RedlockDriver driver = RedlockDriver.create(addresses(servers), options())) {
-            LockEngine engine = LockEngine.create(driver, options().lockOptions());
+                RedlockDriver driver = driver(servers)) {
+            LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> driver.nodes().stream().allMatch(n -> n.directConnections() > 0));
             long direct0 = sum(driver, Node::directSends);
@@ -64,8 +66,8 @@ class DirectRoundsIT {
     @Test
     void nodeRestarted_directConnectionStale_nodeGrantsAgainOnNextAcquisition() {
         try (RedisServers servers = RedisServers.independentMasters(5);
-                RedlockDriver driver = RedlockDriver.create(addresses(servers), options())) {
-            LockEngine engine = LockEngine.create(driver, options().lockOptions());
+                RedlockDriver driver = driver(servers)) {
+            LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> driver.nodes().stream().allMatch(n -> n.directConnections() > 0));
             assertThat(engine.lock("stale").tryAcquire().orElseThrow().release())

@@ -160,7 +160,7 @@ class LockedTransactionIT {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(
                             DistlockAutoConfiguration.class, DistlockHealthContributorAutoConfiguration.class))
-                    .withPropertyValues("distlock.url=" + own.uri() + "?connectTimeout=500ms&socketTimeout=500ms")
+                    .withPropertyValues("distlock.url=" + own.uri() + "?connectTimeout=500ms&requestTimeout=500ms")
                     .run(ctx -> {
                         DistlockHealthIndicator indicator = ctx.getBean(DistlockHealthIndicator.class);
                         Health up = indicator.health(true);

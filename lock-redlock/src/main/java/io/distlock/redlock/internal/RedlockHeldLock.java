@@ -1,0 +1,156 @@
+package io.distlock.redlock.internal;
+
+import static io.distlock.redlock.internal.Quorum.directOrIo;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Ticker;
+import io.distlock.redis.core.RedisKeys;
+import io.distlock.redis.core.Scripts;
+import io.distlock.spi.AcquireContext;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.HeldLock;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lock this provider holds on a majority: renewed by compare-and-{@code PEXPIRE} on every node
+ * (extended only if a majority extended within the remaining validity), released by
+ * compare-and-delete on every node's release lane.
+ */
+final class RedlockHeldLock implements HeldLock {
+    private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
+
+    private final RedlockDriver driver;
+    private final Quorum quorum;
+    private final Ticker ticker;
+    private final AcquireContext ctx;
+    private final String owner;
+    private final Round<List<?>> round1;
+    private final OptionalLong token;
+    private volatile long validUntil;
+
+    RedlockHeldLock(
+            RedlockDriver driver,
+            AcquireContext ctx,
+            String owner,
+            Round<List<?>> round1,
+            OptionalLong token,
+            long validUntil) {
+        this.driver = driver;
+        this.quorum = driver.quorum();
+        this.ticker = quorum.ticker();
+        this.ctx = ctx;
+        this.owner = owner;
+        this.round1 = round1;
+        this.token = token;
+        this.validUntil = validUntil;
+    }
+
+    @Override
+    public OptionalLong fencingToken() {
+        return token;
+    }
+
+    @Override
+    public long validUntilNanos() {
+        return validUntil;
+    }
+
+    @Override
+    public boolean renew() {
+        String name = ctx.lockName();
+        long sentAt = ticker.read();
+        List<String> keyList = List.of(quorum.keys().lockKey(name));
+        List<String> args = List.of(owner, driver.leaseMillis());
+        long deadline = quorum.roundDeadline(sentAt, validUntil);
+        Round<Long> round = Round.startDirect(
+                ticker,
+                quorum.nodes(),
+                quorum.size(),
+                v -> v == 1L,
+                (n, send, direct) -> directOrIo(n, Scripts.RENEW, keyList, args, send, direct));
+        boolean extended = round.awaitTimed(
+                ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
+        if (extended && !Deadlines.passed(ticker, validUntil)) {
+            validUntil = ctx.validUntil(sentAt);
+            return true;
+        }
+        if (round.noCount() > quorum.nodes().size() - quorum.size()) {
+            return false; // a majority no longer holds our value
+        }
+        if (extended) {
+            throw new BackendUnavailableException(
+                    "renewal of lock '" + name + "' reached a majority only after the validity ran out",
+                    name,
+                    Quorum.BACKEND,
+                    null);
+        }
+        throw quorum.noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
+    }
+
+    /**
+     * Compare-and-delete on every node, on each node's release lane (never behind acquisition
+     * rounds). Ends as soon as a majority deleted our value ({@code true}) or a majority no longer
+     * held it ({@code false}); otherwise, once every node answered or timed out, {@code true} if a
+     * majority answered (nodes that refused round 1 never held our value), else {@link
+     * BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is
+     * sent (not from the start of the round, so a client thread scheduled late does not count
+     * against the node), and the round ends at the latest after the request timeout.
+     */
+    @Override
+    public boolean release() {
+        String name = ctx.lockName();
+        RedisKeys keys = quorum.keys();
+        List<String> keyList = List.of(keys.lockKey(name));
+        List<String> args = List.of(owner, keys.channel(name));
+        long sentAt = ticker.read();
+        Round<Long> round = Round.<Long>startDirect(
+                        ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
+                            if (round1.dropIfNotSent(n.index())) {
+                                // round 1 never reached this node (it was still queued): nothing to delete
+                                return CompletableFuture.completedFuture(0L);
+                            }
+                            CompletableFuture<List<?>> r1 = round1.future(n.index());
+                            if (r1.isDone()) {
+                                // from this thread if a direct connection is idle, else on the release lane
+                                CompletableFuture<Long> f = new CompletableFuture<>();
+                                DirectRequest<Long> d = n.sendReleaseDirect(Scripts.RELEASE, keyList, args, send, f);
+                                if (d == null) {
+                                    return n.runRelease(Scripts.RELEASE, keyList, args, send);
+                                }
+                                direct.accept(d);
+                                return f;
+                            }
+                            // otherwise the release follows round 1's request there
+                            return r1.handle((r, e) -> null)
+                                    .thenCompose(ignored -> n.<Long>runRelease(Scripts.RELEASE, keyList, args, send));
+                        })
+                .neverDropped();
+        long nodeTimeoutNanos = quorum.nodeTimeoutNanos();
+        long releaseDeadline = Deadlines.after(sentAt, nodeTimeoutNanos);
+        round.awaitTimed(
+                ticker,
+                releaseDeadline,
+                nodeTimeoutNanos,
+                Deadlines.after(
+                        sentAt, quorum.options().timeouts().requestTimeout().toNanos()));
+        int majority = quorum.size();
+        if (round.yesCount() >= majority) {
+            return true;
+        }
+        if (round.noCount() >= majority) {
+            log.debug("distlock.redlock.release_not_owner lock={}", name);
+            return false; // a majority no longer held our value
+        }
+        if (round.yesCount() + round.noCount() >= majority) {
+            // a majority answered, but our value was on fewer (nodes that refused round 1, a
+            // node that did not answer in time): at most a minority may still hold it, until its TTL
+            log.debug("distlock.redlock.release_by_answers lock={}", name);
+            return true;
+        }
+        throw quorum.noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
+    }
+}
