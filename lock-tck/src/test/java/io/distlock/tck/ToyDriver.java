@@ -42,6 +42,7 @@ final class ToyDriver implements LockDriver {
             .automaticRenewal(true)
             .wakeUp(Capabilities.WakeUp.NOTIFICATION)
             .failover(Capabilities.Failover.NOT_APPLICABLE)
+            .leaseTiming(Capabilities.LeaseTiming.SERVER)
             .build();
 
     private final ToyLockServer server;
