@@ -17,6 +17,9 @@ import java.util.Objects;
  * @param fifo whether waiters acquire in the order they started waiting
  * @param reentrant whether the same thread may acquire a lock it already holds
  * @param failover what a server failover or node loss does to locks that are held
+ * @param leaseTiming who enforces a lease's own time limits ({@link DistributedLock#withLeaseTime},
+ *     {@link Lease#extend}, {@link Lease#releaseAfter}, expiry without renewal): the server, or the
+ *     client for as long as it lives
  */
 public record Capabilities(
         Fencing fencing,
@@ -25,7 +28,8 @@ public record Capabilities(
         WakeUp wakeUp,
         boolean fifo,
         boolean reentrant,
-        Failover failover) {
+        Failover failover,
+        LeaseTiming leaseTiming) {
 
     /** The kind of fencing token a backend hands out. */
     public enum Fencing {
@@ -68,8 +72,26 @@ public record Capabilities(
         MAY_GRANT_TWICE
     }
 
+    /** Who enforces the time limits of a lease. */
+    public enum LeaseTiming {
+        /**
+         * The server expires each lock at its own time (a TTL per lock): a lease's lease time, an
+         * {@link Lease#extend extension} and a {@link Lease#releaseAfter releaseAfter} delay hold even
+         * if the holder crashes right after setting them.
+         */
+        SERVER,
+        /**
+         * A lock lives as long as the holder's session or connection: lease times, extensions and
+         * {@code releaseAfter} delays are kept by the client's own timers (when one passes, the client
+         * frees the lock itself), and a holder that crashes frees its locks when its session or
+         * connection ends instead.
+         */
+        CLIENT
+    }
+
     public Capabilities {
         Objects.requireNonNull(fencing, "fencing");
+        Objects.requireNonNull(leaseTiming, "leaseTiming");
         Objects.requireNonNull(wakeUp, "wakeUp");
         Objects.requireNonNull(failover, "failover");
         if (!fencing.present() && fencingSurvivesServerRestart) {
@@ -77,7 +99,10 @@ public record Capabilities(
         }
     }
 
-    /** A builder starting from the most conservative values (no fencing, polling, not FIFO). */
+    /**
+     * A builder starting from the most conservative values (no fencing, polling, not FIFO, lease
+     * times kept by the client).
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -91,7 +116,8 @@ public record Capabilities(
                 .wakeUp(wakeUp)
                 .fifo(fifo)
                 .reentrant(reentrant)
-                .failover(failover);
+                .failover(failover)
+                .leaseTiming(leaseTiming);
     }
 
     /** Builder for {@link Capabilities}. */
@@ -103,6 +129,7 @@ public record Capabilities(
         private boolean fifo;
         private boolean reentrant;
         private Failover failover = Failover.MAY_GRANT_TWICE;
+        private LeaseTiming leaseTiming = LeaseTiming.CLIENT;
 
         private Builder() {}
 
@@ -141,9 +168,21 @@ public record Capabilities(
             return this;
         }
 
+        public Builder leaseTiming(LeaseTiming leaseTiming) {
+            this.leaseTiming = Objects.requireNonNull(leaseTiming, "leaseTiming");
+            return this;
+        }
+
         public Capabilities build() {
             return new Capabilities(
-                    fencing, fencingSurvivesServerRestart, automaticRenewal, wakeUp, fifo, reentrant, failover);
+                    fencing,
+                    fencingSurvivesServerRestart,
+                    automaticRenewal,
+                    wakeUp,
+                    fifo,
+                    reentrant,
+                    failover,
+                    leaseTiming);
         }
     }
 }

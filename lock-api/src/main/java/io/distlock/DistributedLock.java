@@ -43,6 +43,40 @@ public interface DistributedLock {
     }
 
     /**
+     * A handle on the same lock whose acquisitions use {@code leaseTime} instead of the provider's
+     * {@link LockOptions#leaseTime()}: the time the lock stays taken for a holder that stops renewing
+     * (a crash, a pause, {@link #withAutoRenew(boolean) withAutoRenew(false)}). Everything else (the
+     * safety margin, renewal fraction, caps, observer) comes from the provider's options. No I/O;
+     * the handle is as cheap and thread-safe as this one, and can be kept.
+     *
+     * <p>How firmly the time is held depends on {@link Capabilities#leaseTiming()}: the server
+     * enforces it ({@code SERVER}), or the client does while it lives ({@code CLIENT}).
+     *
+     * @throws NullPointerException if {@code leaseTime} is null
+     * @throws IllegalArgumentException unless {@code leaseTime} is between {@link
+     *     LockOptions#MIN_LEASE_TIME} and {@link LockOptions#MAX_LEASE_TIME} and longer than its safety
+     *     margin
+     * @throws UnsupportedOperationException if this implementation cannot vary the lease time
+     */
+    default DistributedLock withLeaseTime(Duration leaseTime) {
+        throw new UnsupportedOperationException(
+                "withLeaseTime is not supported by " + getClass().getName());
+    }
+
+    /**
+     * A handle on the same lock whose leases are ({@code true}) or are not ({@code false}) kept alive
+     * automatically while held. Without renewal a lease ends when its lease time runs out (unless
+     * {@link Lease#extend extended}): it is reported lost and the lock becomes free for others within
+     * the lease time plus a small margin, on every backend. No I/O.
+     *
+     * @throws UnsupportedOperationException if this implementation cannot change renewal per handle
+     */
+    default DistributedLock withAutoRenew(boolean autoRenew) {
+        throw new UnsupportedOperationException(
+                "withAutoRenew is not supported by " + getClass().getName());
+    }
+
+    /**
      * One attempt that never waits.
      *
      * @return the lease if acquired; empty if another client holds the lock

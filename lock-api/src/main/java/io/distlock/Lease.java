@@ -94,6 +94,54 @@ public interface Lease extends AutoCloseable {
     CompletionStage<LeaseLostException> lost();
 
     /**
+     * Extends this lease by its owner: the lock stays taken until {@code leaseTime} from now, and
+     * the lease is valid until {@code t + leaseTime - safetyMargin}, {@code t} read before the request
+     * was sent. Owner-checked on the server: it never extends another client's hold. Meant for leases
+     * that do not renew ({@link DistributedLock#withAutoRenew(boolean) withAutoRenew(false)}); on a
+     * renewing lease the next renewal sets the validity back to the lease's own lease time.
+     *
+     * <p>With {@link Capabilities.LeaseTiming#SERVER} the server holds the new time even if this
+     * client crashes; with {@code CLIENT} the client keeps it.
+     *
+     * @throws NullPointerException if {@code leaseTime} is null
+     * @throws IllegalArgumentException unless {@code leaseTime} is within the bounds {@link
+     *     DistributedLock#withLeaseTime} accepts
+     * @throws LeaseLostException if the lease was released, lost or had expired, or the server found
+     *     the lock gone or owned by another client (the lease is then reported lost)
+     * @throws BackendUnavailableException if the server could not be asked or did not answer: the
+     *     lease keeps its previous validity
+     * @throws UnsupportedOperationException if this implementation cannot extend leases
+     */
+    default void extend(Duration leaseTime) {
+        throw new UnsupportedOperationException(
+                "extend is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Ends this hold but lets the lock stay taken until {@code delay} from now, instead of freeing it
+     * at once (what ShedLock calls {@code lockAtLeastFor}: a job that finished early still blocks other
+     * instances until its slot is over). Afterwards the lease behaves as released: it is not valid,
+     * {@link #lost()} completes exceptionally with a {@link java.util.concurrent.CancellationException}
+     * and it is no longer in {@link LockProvider#heldLeases()}. A zero or negative delay is {@link
+     * #release()}.
+     *
+     * <p>With {@link Capabilities.LeaseTiming#SERVER} the server frees the lock {@code delay} after
+     * the call even if this client crashes at once. With {@code CLIENT} the provider keeps the lock
+     * (renewing it if needed) and frees it after the delay; closing the provider, or a crash, frees it
+     * earlier.
+     *
+     * @return {@code true} if this lease still owned the lock, as {@link #release()} returns
+     * @throws NullPointerException if {@code delay} is null
+     * @throws BackendUnavailableException if the server could not be asked; the lock then expires
+     *     at the end of its lease
+     * @throws UnsupportedOperationException if this implementation cannot delay a release
+     */
+    default boolean releaseAfter(Duration delay) {
+        throw new UnsupportedOperationException(
+                "releaseAfter is not supported by " + getClass().getName());
+    }
+
+    /**
      * Releases the lock if this lease still owns it. Idempotent and owner-only.
      *
      * @return {@code true} if this call released a lock that was still held by this lease; {@code

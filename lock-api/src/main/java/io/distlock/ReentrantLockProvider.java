@@ -132,6 +132,17 @@ public final class ReentrantLockProvider implements LockProvider {
             });
         }
 
+        /** Same lock, same holds; a thread that already holds it re-enters whatever the lease time. */
+        @Override
+        public DistributedLock withLeaseTime(Duration leaseTime) {
+            return new ReentrantLock(inner.withLeaseTime(leaseTime));
+        }
+
+        @Override
+        public DistributedLock withAutoRenew(boolean autoRenew) {
+            return new ReentrantLock(inner.withAutoRenew(autoRenew));
+        }
+
         @Override
         public Optional<Lease> tryAcquire() {
             Optional<Lease> again = reenter();
@@ -219,8 +230,26 @@ public final class ReentrantLockProvider implements LockProvider {
             return hold.lease.lost();
         }
 
+        /** Extends the shared (outermost) lease: every nested lease of the hold sees it. */
+        @Override
+        public void extend(Duration leaseTime) {
+            checkValid();
+            hold.lease.extend(leaseTime);
+        }
+
         @Override
         public boolean release() {
+            return leave(Duration.ZERO);
+        }
+
+        /** The delay applies when this is the last lease of the hold; a nested one just leaves. */
+        @Override
+        public boolean releaseAfter(Duration delay) {
+            Objects.requireNonNull(delay, "delay must not be null");
+            return leave(delay);
+        }
+
+        private boolean leave(Duration delay) {
             if (!released.compareAndSet(false, true)) {
                 return false;
             }
@@ -230,7 +259,7 @@ public final class ReentrantLockProvider implements LockProvider {
             }
             if (last) {
                 holds.remove(key, hold);
-                return hold.lease.release();
+                return delay.isZero() || delay.isNegative() ? hold.lease.release() : hold.lease.releaseAfter(delay);
             }
             return hold.lease.isValid();
         }

@@ -8,6 +8,7 @@ import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -23,6 +24,7 @@ final class MemoryDriver implements LockDriver {
             .fifo(false)
             .reentrant(false)
             .failover(Capabilities.Failover.NOT_APPLICABLE)
+            .leaseTiming(Capabilities.LeaseTiming.SERVER)
             .build();
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -124,6 +126,21 @@ final class MemoryDriver implements LockDriver {
                 validUntil = ctx.validUntil(sentAt);
             }
             return ok;
+        }
+
+        @Override
+        public boolean extend(Duration leaseTime) {
+            long sentAt = ctx.ticker().read();
+            boolean ok = server.renew(ctx.lockName(), owner, leaseTime.toNanos());
+            if (ok) {
+                validUntil = ctx.validUntil(sentAt, leaseTime);
+            }
+            return ok;
+        }
+
+        @Override
+        public boolean releaseAfter(Duration delay) {
+            return server.renew(ctx.lockName(), owner, delay.toNanos());
         }
 
         @Override

@@ -68,6 +68,23 @@ public final class AcquireContext {
     }
 
     /**
+     * The validity deadline for a lease extended to {@code leaseTime} by a request sent at ticker
+     * reading {@code sentAtNanos}: {@code sentAt + leaseTime - safetyMargin(leaseTime)}, with the
+     * safety margin of these options computed for that lease time.
+     */
+    public long validUntil(long sentAtNanos, Duration leaseTime) {
+        long validity;
+        try {
+            Duration margin = Duration.ofNanos((long) (leaseTime.toNanos() * options.clockDriftFactor()))
+                    .plus(options.minimumSafetyMargin());
+            validity = leaseTime.minus(margin).toNanos();
+        } catch (ArithmeticException overflow) {
+            validity = Long.MAX_VALUE;
+        }
+        return Deadlines.after(sentAtNanos, Math.max(0, validity));
+    }
+
+    /**
      * Reports that the lease acquired through this context is lost. Safe to call from any thread,
      * more than once, and before or after the engine has seen the acquisition; only the first
      * report counts.

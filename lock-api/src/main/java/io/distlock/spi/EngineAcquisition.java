@@ -40,7 +40,8 @@ final class EngineAcquisition {
      *
      * @param maxWaitNanos 0 for a single try; {@link Long#MAX_VALUE} for no limit
      */
-    static Optional<Lease> acquire(LockEngine engine, String name, long maxWaitNanos) throws InterruptedException {
+    static Optional<Lease> acquire(LockEngine engine, String name, long maxWaitNanos, LockOptions lockOptions)
+            throws InterruptedException {
         engine.checkOpen(name);
         LockOptions options = engine.options();
         LockDriver driver = engine.driver();
@@ -66,7 +67,9 @@ final class EngineAcquisition {
                     maxWaitNanos == Long.MAX_VALUE ? -1L : TimeUnit.NANOSECONDS.toMillis(maxWaitNanos));
         }
         LockEngine.LossRelay relay = new LockEngine.LossRelay();
-        AcquireContext ctx = new AcquireContext(name, backend, options, relay, engine.validityNanos());
+        AcquireContext ctx = lockOptions == options
+                ? new AcquireContext(name, backend, options, relay, engine.validityNanos())
+                : new AcquireContext(name, backend, lockOptions, relay, AcquireContext.validityNanos(lockOptions));
         Contender contender = driver.contender(ctx);
         boolean acquired = false;
         int lateReplies = 0;

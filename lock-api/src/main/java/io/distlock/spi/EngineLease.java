@@ -5,6 +5,7 @@ import io.distlock.LeaseLostException;
 import io.distlock.Ticker;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
@@ -21,6 +22,8 @@ final class EngineLease implements Lease {
     private enum State {
         HELD,
         LOST,
+        /** Released by the caller with a delay the engine keeps (client-kept lease times). */
+        LINGERING,
         RELEASED
     }
 
@@ -30,6 +33,14 @@ final class EngineLease implements Lease {
     private final AcquireContext ctx;
     private final Ticker ticker;
     private final long acquiredAt;
+    /** {@code leaseTime * renewalFraction} of this lease's options, in nanoseconds (at least 1). */
+    private final long renewalIntervalNanos;
+    /**
+     * The deadline the engine keeps for this lease on top of the driver's ({@link Deadlines#NEVER}
+     * for none): a session driver's lease that does not renew, or a client-kept extension.
+     */
+    private volatile long ownDeadline = Deadlines.NEVER;
+
     private final Instant acquiredAtWall = Instant.now();
     private int renewals; // touched only by the watchdog thread
     private int failedRenewalsInARow; // touched only by the watchdog thread
@@ -49,6 +60,25 @@ final class EngineLease implements Lease {
         this.ctx = ctx;
         this.ticker = ctx.ticker();
         this.acquiredAt = acquiredAt;
+        var options = ctx.options();
+        this.renewalIntervalNanos = Math.max(1, (long) (options.leaseTime().toNanos() * options.renewalFraction()));
+        if (engine.renewalMode() == RenewalMode.SESSION && !options.autoRenew()) {
+            // the session would keep it forever: the lease ends at its own lease time
+            ownDeadline = ctx.validUntil(acquiredAt);
+        }
+    }
+
+    /** The validity deadline: the driver's, or the engine's own if that comes first. */
+    private long deadline() {
+        long driver = held.validUntilNanos();
+        long own = ownDeadline;
+        if (own == Deadlines.NEVER) {
+            return driver;
+        }
+        if (driver == Deadlines.NEVER) {
+            return own;
+        }
+        return own - driver < 0 ? own : driver;
     }
 
     HeldLock held() {
@@ -70,8 +100,8 @@ final class EngineLease implements Lease {
         boolean renews = engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew();
         boolean expiryArmed = false;
         if (renews) {
-            long at = Deadlines.after(ticker.read(), engine.renewalIntervalNanos());
-            long deadline = held.validUntilNanos();
+            long at = Deadlines.after(ticker.read(), renewalIntervalNanos);
+            long deadline = deadline();
             if (at != Deadlines.NEVER && deadline != Deadlines.NEVER && at - deadline < 0) {
                 renewTask = engine.timer().schedule(at, this::firstRenewalDue);
                 if (state.get() != State.HELD) {
@@ -125,20 +155,26 @@ final class EngineLease implements Lease {
      * end of the previous one), on the watchdog thread, which does the I/O.
      */
     private void scheduleRenewal() {
-        long at = Deadlines.after(ticker.read(), engine.renewalIntervalNanos());
-        if (at != Deadlines.NEVER && state.get() == State.HELD) {
+        long at = Deadlines.after(ticker.read(), renewalIntervalNanos);
+        if (at != Deadlines.NEVER && renewing()) {
             renewTask = engine.watchdog().schedule(at, this::renewOnce);
-            if (state.get() != State.HELD) {
+            if (!renewing()) {
                 renewTask.cancel();
             }
         }
+    }
+
+    /** Whether the watchdog keeps this lease alive: held, or lingering after releaseAfter. */
+    private boolean renewing() {
+        State s = state.get();
+        return s == State.HELD || s == State.LINGERING;
     }
 
     void scheduleExpiryCheck() {
         if (state.get() != State.HELD) {
             return;
         }
-        long deadline = held.validUntilNanos();
+        long deadline = deadline();
         if (deadline == Deadlines.NEVER) {
             return;
         }
@@ -154,8 +190,8 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return;
         }
-        if (Deadlines.passed(ticker, held.validUntilNanos())) {
-            markLost(new LeaseLostException(
+        if (Deadlines.passed(ticker, deadline())) {
+            expired(new LeaseLostException(
                     "validity deadline passed without a successful renewal", name, engine.backend()));
         } else {
             scheduleExpiryCheck();
@@ -164,10 +200,27 @@ final class EngineLease implements Lease {
 
     private void renewOnce() {
         try {
-            renewOnceNow();
+            if (state.get() == State.LINGERING) {
+                renewLingering();
+            } else {
+                renewOnceNow();
+            }
         } finally {
-            if (state.get() == State.HELD) {
+            if (renewing()) {
                 scheduleRenewal();
+            }
+        }
+    }
+
+    /** Keeps a lease alive while its delayed release is pending; nobody is told of a failure. */
+    private void renewLingering() {
+        try {
+            if (!held.renew()) {
+                endLingering(false);
+            }
+        } catch (RuntimeException e) {
+            if (Deadlines.passed(ticker, deadline())) {
+                endLingering(false);
             }
         }
     }
@@ -181,8 +234,8 @@ final class EngineLease implements Lease {
             renewalCapReached(maxRenewals.getAsInt());
             return;
         }
-        if (Deadlines.passed(ticker, held.validUntilNanos())) {
-            markLost(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
+        if (Deadlines.passed(ticker, deadline())) {
+            expired(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
             return;
         }
         try {
@@ -226,8 +279,8 @@ final class EngineLease implements Lease {
                     held.fencingToken(),
                     LogEvents.ERROR,
                     LogEvents.errorName(e));
-            if (Deadlines.passed(ticker, held.validUntilNanos())) {
-                markLost(new LeaseLostException(
+            if (Deadlines.passed(ticker, deadline())) {
+                expired(new LeaseLostException(
                         "renewal failed and the validity deadline passed", name, engine.backend(), e));
             }
         }
@@ -249,6 +302,17 @@ final class EngineLease implements Lease {
     private void endAtCap(LeaseLostException cause) {
         if (markLost(cause, Level.INFO)) {
             engine.watchdog().execute(this::serverReleaseQuietly); // after close(), close() releases it
+        }
+    }
+
+    /**
+     * The lease ran out: report it lost and, where the server does not keep lease times itself
+     * (the lock would stay taken as long as the session or connection lives), free it on the
+     * server at once (owner-only).
+     */
+    private void expired(LeaseLostException cause) {
+        if (markLost(cause) && !engine.serverKeepsLeaseTimes()) {
+            engine.watchdog().execute(this::serverReleaseQuietly);
         }
     }
 
@@ -324,7 +388,7 @@ final class EngineLease implements Lease {
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && !Deadlines.passed(ticker, held.validUntilNanos());
+        return state.get() == State.HELD && !Deadlines.passed(ticker, deadline());
     }
 
     @Override
@@ -332,7 +396,7 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return Duration.ZERO;
         }
-        long left = Deadlines.remaining(ticker, held.validUntilNanos());
+        long left = Deadlines.remaining(ticker, deadline());
         return left == Long.MAX_VALUE ? Duration.ofSeconds(Long.MAX_VALUE) : Duration.ofNanos(left);
     }
 
@@ -340,10 +404,10 @@ final class EngineLease implements Lease {
     public void checkValid() {
         State s = state.get();
         if (s == State.HELD) {
-            if (!Deadlines.passed(ticker, held.validUntilNanos())) {
+            if (!Deadlines.passed(ticker, deadline())) {
                 return;
             }
-            markLost(new LeaseLostException("validity deadline passed", name, engine.backend()));
+            expired(new LeaseLostException("validity deadline passed", name, engine.backend()));
             s = state.get();
         }
         LeaseLostException cause = lossCause;
@@ -366,10 +430,146 @@ final class EngineLease implements Lease {
     }
 
     @Override
+    public void extend(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+        // the bounds and the margin rule of LockOptions, with its message naming leaseTime
+        ctx.options().mutate().leaseTime(leaseTime).build();
+        checkValid();
+        long sentAt = ticker.read();
+        boolean extended;
+        boolean onServer = true;
+        try {
+            extended = held.extend(leaseTime);
+        } catch (UnsupportedOperationException clientKept) {
+            if (engine.serverKeepsLeaseTimes()) {
+                throw clientKept;
+            }
+            // the lock lives as long as the session or connection: the engine keeps the new time
+            extended = true;
+            onServer = false;
+        }
+        if (!extended) {
+            LeaseLostException cause = new LeaseLostException(
+                    "extension found the lock gone or owned by another client", name, engine.backend());
+            markLost(cause);
+            throw cause;
+        }
+        if (state.get() != State.HELD) {
+            checkValid(); // lost or released while the request was in flight
+        }
+        if (!onServer) {
+            if (engine.renewalMode() == RenewalMode.SESSION || !ctx.options().autoRenew()) {
+                ownDeadline = ctx.validUntil(sentAt, leaseTime);
+            }
+        } else if (ownDeadline != Deadlines.NEVER) {
+            // the driver's deadline moved with the server's time: the engine's own does too
+            ownDeadline = ctx.validUntil(sentAt, leaseTime);
+        }
+        scheduleExpiryCheck();
+    }
+
+    @Override
+    public boolean releaseAfter(Duration delay) {
+        Objects.requireNonNull(delay, "delay must not be null");
+        if (delay.isZero() || delay.isNegative()) {
+            return release();
+        }
+        if (engine.serverKeepsLeaseTimes()) {
+            return releaseWithServerDelay(delay);
+        }
+        return releaseWithClientDelay(delay);
+    }
+
+    /** The server lets the lock expire after {@code delay}: one owner-checked request. */
+    private boolean releaseWithServerDelay(Duration delay) {
+        boolean wasValid;
+        if (state.compareAndSet(State.HELD, State.RELEASED)) {
+            wasValid = !Deadlines.passed(ticker, deadline());
+            lost.completeExceptionally(new Released());
+        } else if (state.compareAndSet(State.LOST, State.RELEASED)) {
+            wasValid = false;
+        } else {
+            return false;
+        }
+        cancelTasks(true);
+        engine.forget(this);
+        long heldFor = ticker.read() - acquiredAt;
+        boolean owned = false;
+        try {
+            if (serverReleased.compareAndSet(false, true)) {
+                // a lost lease is not extended: it may belong to someone else by now
+                owned = wasValid ? held.releaseAfter(delay) : held.release();
+            }
+        } finally {
+            if (engine.observed()) {
+                boolean result = wasValid && owned;
+                engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), result));
+            }
+        }
+        return wasValid && owned;
+    }
+
+    /**
+     * The engine keeps the lock (renewing it as it did) and releases it when {@code delay} has
+     * passed; until then the lease is invalid for the caller.
+     */
+    private boolean releaseWithClientDelay(Duration delay) {
+        if (!state.compareAndSet(State.HELD, State.LINGERING)) {
+            return release(); // lost or already released: nothing to keep
+        }
+        if (Deadlines.passed(ticker, deadline())) {
+            state.set(State.HELD);
+            return release();
+        }
+        lost.completeExceptionally(new Released());
+        engine.forget(this);
+        if (!engine.linger(this)) {
+            endLingering(true);
+            return true;
+        }
+        long sentAt = ticker.read();
+        try {
+            // keep the server's hold (a connection timeout tied to the lease) for the delay
+            if (!held.extend(delay)) {
+                endLingering(false);
+                return false;
+            }
+        } catch (UnsupportedOperationException clientKept) {
+            // nothing on the server to move
+        } catch (RuntimeException e) {
+            // the lease's own time still holds; the delayed release runs as planned
+        }
+        ownDeadline = Deadlines.NEVER;
+        LeaseTimer.Task t = expiryTask;
+        if (t != null) {
+            t.cancel();
+        }
+        long at = Deadlines.after(sentAt, delay);
+        engine.timer().schedule(at, () -> engine.watchdog().execute(() -> endLingering(true)));
+        if (engine.observed()) {
+            long heldFor = ticker.read() - acquiredAt;
+            engine.notify(o -> o.released(engine.backend(), name, Duration.ofNanos(heldFor), true));
+        }
+        return true;
+    }
+
+    /** The delayed release is due (or the engine is closing): free the lock now, owner-only. */
+    private void endLingering(boolean releaseOnServer) {
+        if (!state.compareAndSet(State.LINGERING, State.RELEASED)) {
+            return;
+        }
+        cancelTasks(true);
+        engine.stopLingering(this);
+        if (releaseOnServer) {
+            serverReleaseQuietly();
+        }
+    }
+
+    @Override
     public boolean release() {
         boolean wasValid;
         if (state.compareAndSet(State.HELD, State.RELEASED)) {
-            wasValid = !Deadlines.passed(ticker, held.validUntilNanos());
+            wasValid = !Deadlines.passed(ticker, deadline());
             if (wasValid) {
                 lost.completeExceptionally(new Released());
             } else {
@@ -457,6 +657,10 @@ final class EngineLease implements Lease {
 
     /** Release during provider close: reports the lease lost to anyone listening, then releases. */
     void releaseOnClose() {
+        if (state.get() == State.LINGERING) {
+            endLingering(true);
+            return;
+        }
         if (state.get() == State.HELD) {
             markLost(
                     new LeaseLostException("provider was closed while the lease was held", name, engine.backend()),

@@ -2,6 +2,7 @@ package io.distlock.spi;
 
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LockOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,11 +12,38 @@ import java.util.concurrent.locks.Lock;
 final class EngineLock implements DistributedLock {
     private final LockEngine engine;
     private final String name;
+    /** This handle's lease settings: the engine's, or a variant from withLeaseTime/withAutoRenew. */
+    private final LockOptions options;
+
     private volatile Lock adapter;
 
     EngineLock(LockEngine engine, String name) {
+        this(engine, name, engine.options());
+    }
+
+    private EngineLock(LockEngine engine, String name, LockOptions options) {
         this.engine = engine;
         this.name = name;
+        this.options = options;
+    }
+
+    @Override
+    public DistributedLock withLeaseTime(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+        if (leaseTime.equals(options.leaseTime())) {
+            return this;
+        }
+        return new EngineLock(
+                engine, name, options.mutate().leaseTime(leaseTime).build());
+    }
+
+    @Override
+    public DistributedLock withAutoRenew(boolean autoRenew) {
+        if (autoRenew == options.autoRenew()) {
+            return this;
+        }
+        return new EngineLock(
+                engine, name, options.mutate().autoRenew(autoRenew).build());
     }
 
     @Override
@@ -26,7 +54,7 @@ final class EngineLock implements DistributedLock {
     @Override
     public Optional<Lease> tryAcquire() {
         try {
-            return engine.acquire(name, 0);
+            return engine.acquire(name, 0, options);
         } catch (InterruptedException e) {
             // a single try never waits, so this cannot happen; keep the flag for the caller
             Thread.currentThread().interrupt();
@@ -40,7 +68,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name + "'");
         }
-        return engine.acquire(name, nanos);
+        return engine.acquire(name, nanos, options);
     }
 
     @Override
@@ -48,7 +76,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name + "'");
         }
-        return engine.acquire(name, Long.MAX_VALUE)
+        return engine.acquire(name, Long.MAX_VALUE, options)
                 .orElseThrow(() -> new IllegalStateException("unbounded wait ended without the lock"));
     }
 
@@ -86,6 +114,10 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock{name='" + name + "', backend=" + engine.backend() + '}';
+        return "DistributedLock{name='" + name + "', backend=" + engine.backend()
+                + (options == engine.options()
+                        ? ""
+                        : ", leaseTime=" + options.leaseTime() + ", autoRenew=" + options.autoRenew())
+                + '}';
     }
 }

@@ -63,6 +63,9 @@ public final class LockEngine implements LockProvider {
     private final LeaseTimer watchdog;
     private final LeaseTimer timer;
     private final Set<EngineLease> leases = ConcurrentHashMap.newKeySet();
+    /** Leases released with a delay that the engine still holds for the caller (client-kept). */
+    private final Set<EngineLease> lingering = ConcurrentHashMap.newKeySet();
+
     private final Object lifecycle = new Object();
     /** Whether an observer other than {@link LockObserver#NONE} is set (else no callback is built). */
     private final boolean observed;
@@ -78,7 +81,9 @@ public final class LockEngine implements LockProvider {
         this.options = Objects.requireNonNull(options, "options must not be null");
         this.backend = Objects.requireNonNull(driver.backend(), "driver.backend()");
         Capabilities caps = driver.capabilities();
-        if (driver.renewalMode() == RenewalMode.WATCHDOG && !options.autoRenew()) {
+        if (!options.autoRenew()) {
+            // the same on every backend: watchdog drivers do not renew, and the engine ends a
+            // session driver's lease at its lease time
             caps = caps.mutate().automaticRenewal(false).build();
         }
         this.capabilities = caps;
@@ -149,7 +154,10 @@ public final class LockEngine implements LockProvider {
         }
         timer.close();
         RuntimeException failure = null;
-        for (EngineLease lease : new ArrayList<>(leases)) {
+        List<EngineLease> toRelease = new ArrayList<>(leases);
+        toRelease.addAll(lingering);
+        lingering.clear();
+        for (EngineLease lease : toRelease) {
             try {
                 lease.releaseOnClose();
             } catch (RuntimeException e) {
@@ -208,6 +216,7 @@ public final class LockEngine implements LockProvider {
             lease.markLost(new LeaseLostException("provider was abandoned", lease.lockName(), backend), Level.DEBUG);
             leases.remove(lease);
         }
+        lingering.clear();
         try {
             driver.close();
         } catch (RuntimeException e) {
@@ -246,7 +255,15 @@ public final class LockEngine implements LockProvider {
      * @param maxWaitNanos 0 for a single try; {@link Long#MAX_VALUE} for no limit
      */
     Optional<Lease> acquire(String name, long maxWaitNanos) throws InterruptedException {
-        return EngineAcquisition.acquire(this, name, maxWaitNanos);
+        return acquire(name, maxWaitNanos, options);
+    }
+
+    /**
+     * The acquisition loop with the options of one handle ({@link DistributedLock#withLeaseTime},
+     * {@link DistributedLock#withAutoRenew}); the observer and ticker are always the engine's.
+     */
+    Optional<Lease> acquire(String name, long maxWaitNanos, LockOptions lockOptions) throws InterruptedException {
+        return EngineAcquisition.acquire(this, name, maxWaitNanos, lockOptions);
     }
 
     /** Gives back a lock acquired for a lease that will not be handed out. */
@@ -287,6 +304,29 @@ public final class LockEngine implements LockProvider {
         leases.remove(lease);
     }
 
+    /**
+     * Keeps a lease whose release was delayed ({@link Lease#releaseAfter}, client-kept) until its
+     * delay ends, so that {@link #close()} can release it; returns false if the engine is closed.
+     */
+    boolean linger(EngineLease lease) {
+        synchronized (lifecycle) {
+            if (closed) {
+                return false;
+            }
+            lingering.add(lease);
+            return true;
+        }
+    }
+
+    void stopLingering(EngineLease lease) {
+        lingering.remove(lease);
+    }
+
+    /** Whether the server enforces each lease's own time (else the engine frees expired leases). */
+    boolean serverKeepsLeaseTimes() {
+        return capabilities.leaseTiming() == Capabilities.LeaseTiming.SERVER;
+    }
+
     LeaseTimer watchdog() {
         return watchdog;
     }
@@ -307,10 +347,6 @@ public final class LockEngine implements LockProvider {
     /** {@code leaseTime - safetyMargin} in nanoseconds. */
     long validityNanos() {
         return validityNanos;
-    }
-
-    long renewalIntervalNanos() {
-        return renewalIntervalNanos;
     }
 
     void notify(Consumer<LockObserver> call) {

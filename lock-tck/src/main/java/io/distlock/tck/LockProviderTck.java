@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * section of {@code SPEC.md} ({@link BasicContractRules}, {@link WaitingRules}, {@link
  * ClosingRules}, {@link BadInputRules}, {@link MutualExclusionRules}, {@link OwnershipRules},
  * {@link ExpiryAndRenewalRules}, {@link LossNotificationRules}, {@link FencingRules}, {@link
- * ServerUnavailableRules}, {@link OperationsRules}, {@link ErrorRules}); this class implements them
+ * ServerUnavailableRules}, {@link OperationsRules}, {@link ErrorRules}, {@link LeaseControlRules}); this class implements them
  * all, so one subclass runs every rule. Rules read {@link LockProvider#capabilities()}: a declared
  * capability is verified to work, an absent one to be reported by the API. A rule that needs a
  * fixture hook the fixture does not implement, or a capability the backend does not declare, is
@@ -53,7 +53,8 @@ public abstract class LockProviderTck
                 FencingRules,
                 ServerUnavailableRules,
                 OperationsRules,
-                ErrorRules {
+                ErrorRules,
+                LeaseControlRules {
 
     private final TckSupport support = new TckSupport(this::timing);
     private String backend;

@@ -45,12 +45,17 @@ class BrokenProvidersTest {
     static Stream<Arguments> brokenProviders() {
         return Stream.of(
                 Arguments.of(BrokenProviders.ReleaseIgnoresOwnerTck.class, Set.of("TCK-6.1"), Set.of()),
-                Arguments.of(BrokenProviders.NoTtlTck.class, Set.of("TCK-7.1", "TCK-7.3"), Set.of()),
                 Arguments.of(
-                        BrokenProviders.RenewIgnoresOwnerTck.class, Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3"), Set.of()),
+                        BrokenProviders.NoTtlTck.class,
+                        Set.of("TCK-7.1", "TCK-7.3", "TCK-13.1", "TCK-13.4", "TCK-13.5"),
+                        Set.of()),
+                Arguments.of(
+                        BrokenProviders.RenewIgnoresOwnerTck.class,
+                        Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3", "TCK-13.3"),
+                        Set.of()),
                 Arguments.of(
                         BrokenProviders.ClientSideTokensTck.class,
-                        Set.of("TCK-5.2", "TCK-7.1", "TCK-9.1", "TCK-9.2", "TCK-9.3"),
+                        Set.of("TCK-5.2", "TCK-7.1", "TCK-9.1", "TCK-9.2", "TCK-9.3", "TCK-13.1"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ValidAfterLostTck.class,
@@ -62,8 +67,10 @@ class BrokenProvidersTest {
                                 "TCK-8.2",
                                 "TCK-8.3",
                                 "TCK-10.2",
-                                "TCK-11.1"),
-                        Set.of("TCK-7.1")),
+                                "TCK-11.1",
+                                "TCK-13.1",
+                                "TCK-13.4"),
+                        Set.of("TCK-7.1", "TCK-13.3")),
                 Arguments.of(BrokenProviders.FormatCharactersDroppedTck.class, Set.of("TCK-4.6"), Set.of()),
                 Arguments.of(BrokenProviders.AuthFailureAsOutageTck.class, Set.of("TCK-12.1"), Set.of()));
     }

@@ -39,6 +39,7 @@ class RuleCatalogueTest {
         m.put(ServerUnavailableRules.class, 10);
         m.put(OperationsRules.class, 11);
         m.put(ErrorRules.class, 12);
+        m.put(LeaseControlRules.class, 13);
         return m;
     }
 

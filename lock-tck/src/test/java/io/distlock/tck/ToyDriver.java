@@ -9,6 +9,7 @@ import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -42,6 +43,7 @@ final class ToyDriver implements LockDriver {
             .automaticRenewal(true)
             .wakeUp(Capabilities.WakeUp.NOTIFICATION)
             .failover(Capabilities.Failover.NOT_APPLICABLE)
+            .leaseTiming(Capabilities.LeaseTiming.SERVER)
             .build();
 
     private final ToyLockServer server;
@@ -174,6 +176,24 @@ final class ToyDriver implements LockDriver {
                 validUntil = ctx.validUntil(sentAt);
             }
             return ok;
+        }
+
+        /** The renewal request with another time to live (the same owner check, and the same bug). */
+        @Override
+        public boolean extend(Duration leaseTime) {
+            long sentAt = ctx.ticker().read();
+            boolean ok = server.renew(
+                    key(ctx.lockName()), owner, leaseTime.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+            if (ok) {
+                validUntil = ctx.validUntil(sentAt, leaseTime);
+            }
+            return ok;
+        }
+
+        @Override
+        public boolean releaseAfter(Duration delay) {
+            return server.renew(
+                    key(ctx.lockName()), owner, delay.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
         }
 
         @Override

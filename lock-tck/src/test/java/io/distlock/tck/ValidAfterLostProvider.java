@@ -32,8 +32,21 @@ final class ValidAfterLostProvider implements LockProvider {
 
     @Override
     public DistributedLock lock(String name) {
-        DistributedLock inner = delegate.lock(name);
+        return forgetful(delegate.lock(name));
+    }
+
+    private DistributedLock forgetful(DistributedLock inner) {
         return new DistributedLock() {
+            @Override
+            public DistributedLock withLeaseTime(Duration leaseTime) {
+                return forgetful(inner.withLeaseTime(leaseTime));
+            }
+
+            @Override
+            public DistributedLock withAutoRenew(boolean autoRenew) {
+                return forgetful(inner.withAutoRenew(autoRenew));
+            }
+
             @Override
             public String name() {
                 return inner.name();
@@ -131,6 +144,17 @@ final class ValidAfterLostProvider implements LockProvider {
         public boolean release() {
             released.set(true);
             return inner.release();
+        }
+
+        @Override
+        public void extend(Duration leaseTime) {
+            inner.extend(leaseTime);
+        }
+
+        @Override
+        public boolean releaseAfter(Duration delay) {
+            released.set(true);
+            return inner.releaseAfter(delay);
         }
 
         @Override
