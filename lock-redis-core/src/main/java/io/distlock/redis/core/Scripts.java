@@ -8,7 +8,7 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of lock-redis and lock-redlock; each runs atomically on the server in one round
  * trip. lock-redis runs {@link #ACQUIRE}, {@link #ACQUIRE_QUEUED}, {@link #RELEASE_QUEUED}, {@link
- * #RELEASE} and {@link #RENEW}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link #REDLOCK_RAISE},
+ * #RELEASE}, {@link #RELEASE_AFTER} and {@link #RENEW}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link #REDLOCK_RAISE},
  * {@link #RENEW} and {@link #RELEASE} on each of its independent masters. {@link ScriptRunner} sends
  * them.
  */
@@ -230,6 +230,22 @@ public final class Scripts {
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1])",
             "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
+            "  return 1",
+            "end",
+            "return 0"));
+
+    /**
+     * KEYS: lock. ARGV: owner, delay ms, channel. A delayed release: if the key holds {@code owner},
+     * sets its TTL to {@code delay} instead of deleting it and publishes {@code "e <owner> <delay>"}
+     * on {@code channel}, which tells waiters that the lock now expires {@code delay} ms from now
+     * (no hand-off: the lock stays taken until then). Returns 1, or 0 if the key does not hold
+     * {@code owner} (nothing is changed then).
+     */
+    public static final Script RELEASE_AFTER = new Script(String.join(
+            "\n",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  redis.call('PUBLISH', ARGV[3], 'e ' .. ARGV[1] .. ' ' .. ARGV[2])",
             "  return 1",
             "end",
             "return 0"));
