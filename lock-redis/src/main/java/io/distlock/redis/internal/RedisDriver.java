@@ -20,8 +20,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedisDriver implements LockDriver, RedisInternals {
     private static final String BACKEND = "redis";
-    private static final long MIN_MARGIN_MS = 250;
-    private static final long MAX_MARGIN_MS = 5_000;
 
     private final UnifiedJedis client;
     private final boolean ownsClient;
@@ -50,19 +48,17 @@ public final class RedisDriver implements LockDriver, RedisInternals {
                 .fifo(false)
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .leaseTiming(Capabilities.LeaseTiming.SERVER)
                 .build();
         long lease = lockOptions.leaseTime().toMillis();
         long retention = options.counterRetention().toMillis();
-        // a queue entry's slack after its waiter's next planned retry: clamp(lease / 4, 250 ms, 5 s)
-        long margin = Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4));
+        long margin = LockScripts.marginMillis(lease);
         this.scripts = new LockScripts(
                 new ScriptCalls(
                         client,
                         options.requiredReplicas(),
                         options.replicaAckTimeout().toMillis()),
-                lease,
-                Math.max(retention, Math.multiplyExact(lease, 10)),
-                margin);
+                Math.max(retention, Math.multiplyExact(lease, 10)));
         this.queued = options.handOff() && options.requiredReplicas() == 0;
         this.subscriber = new Subscriber(client, options.keyPrefix(), lockOptions.ticker());
         // an entry written before a failover lives at most hint (≤ a lease) + margin after its
