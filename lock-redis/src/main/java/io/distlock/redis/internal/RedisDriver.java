@@ -6,6 +6,7 @@ import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Subscriber;
 import io.distlock.spi.AcquireContext;
+import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.Contender;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
@@ -14,7 +15,8 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The Redis driver: one Lua script per acquisition, release and renewal ({@link LockScripts}),
+ * The Redis driver: one Lua script per acquisition, release and renewal ({@link LockScripts}), the
+ * renewals of one tick in one round trip per server ({@link RedisBatchRenewal}),
  * waiting through the provider's single {@link Subscriber}, and on Sentinel the {@link
  * FailoverTracker}. Each attempt is a {@link RedisContender}, each hold a {@link RedisHeldLock}.
  */
@@ -28,6 +30,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
     private final Capabilities capabilities;
     private final Subscriber subscriber;
     private final LockScripts scripts;
+    private final RedisBatchRenewal renewal;
     /** Whether waiters queue and releases hand the lock over (see {@link RedisLockOptions#handOff()}). */
     private final boolean queued;
 
@@ -59,6 +62,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
                         options.requiredReplicas(),
                         options.replicaAckTimeout().toMillis()),
                 Math.max(retention, Math.multiplyExact(lease, 10)));
+        this.renewal = new RedisBatchRenewal(scripts.calls(), lockOptions.ticker());
         this.queued = options.handOff() && options.requiredReplicas() == 0;
         this.subscriber = new Subscriber(client, options.keyPrefix(), lockOptions.ticker());
         // an entry written before a failover lives at most hint (≤ a lease) + margin after its
@@ -95,6 +99,11 @@ public final class RedisDriver implements LockDriver, RedisInternals {
     @Override
     public int subscribedChannels() {
         return subscriber.channelCount();
+    }
+
+    @Override
+    public long renewalPipelines() {
+        return renewal.pipelines();
     }
 
     RedisLockOptions options() {
@@ -140,6 +149,12 @@ public final class RedisDriver implements LockDriver, RedisInternals {
         return RenewalMode.WATCHDOG;
     }
 
+    /** One round trip per server for the locks due in a renewal tick ({@link RedisBatchRenewal}). */
+    @Override
+    public BatchRenewal batchRenewal() {
+        return renewal;
+    }
+
     @Override
     public Contender contender(AcquireContext ctx) {
         return new RedisContender(this, ctx);
@@ -150,6 +165,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
         closed = true;
         try {
             subscriber.close();
+            renewal.close();
         } finally {
             if (ownsClient) {
                 client.close();

@@ -75,16 +75,39 @@ final class ScriptCalls {
                     ScriptRunner.runAndWait(client, script, keys, args, requiredReplicas, replicaAckTimeoutMillis);
             return new Reply(r.value(), r.acks());
         } catch (JedisException e) {
-            Optional<String> problem = RedisErrors.configurationProblem(e);
-            if (problem.isPresent()) {
-                throw new LockConfigurationException(
-                        "Redis refused the request for lock '" + lockName + "': " + problem.get(), BACKEND, e);
-            }
-            if (e instanceof JedisDataException) {
-                throw new BackendUnavailableException(
-                        "Redis rejected the lock script: " + e.getMessage(), lockName, BACKEND, e);
-            }
-            throw new BackendUnavailableException("Redis request failed: " + e.getMessage(), lockName, BACKEND, e);
+            throw failure(e, lockName);
         }
+    }
+
+    /**
+     * What a Jedis failure of a request for {@code lockName} means: a {@link
+     * LockConfigurationException} if the server refused the configuration, else a {@link
+     * BackendUnavailableException}.
+     */
+    static RuntimeException failure(JedisException e, String lockName) {
+        Optional<String> problem = RedisErrors.configurationProblem(e);
+        if (problem.isPresent()) {
+            return new LockConfigurationException(
+                    "Redis refused the request for lock '" + lockName + "': " + problem.get(), BACKEND, e);
+        }
+        if (e instanceof JedisDataException) {
+            return new BackendUnavailableException(
+                    "Redis rejected the lock script: " + e.getMessage(), lockName, BACKEND, e);
+        }
+        return new BackendUnavailableException("Redis request failed: " + e.getMessage(), lockName, BACKEND, e);
+    }
+
+    /** The provider's Jedis client. */
+    UnifiedJedis client() {
+        return client;
+    }
+
+    /** Replicas a replicated call waits for ({@code WAIT}); 0 for none. */
+    int requiredReplicas() {
+        return requiredReplicas;
+    }
+
+    long replicaAckTimeoutMillis() {
+        return replicaAckTimeoutMillis;
     }
 }
