@@ -105,14 +105,13 @@ class ComparisonTest {
         long[] floor = {5, 5, 5, 5, 90, 90};
         // the overall p50s fall in different stretches (100 against 5: 20 ×); block by block 2, 20,
         // 1.1: median 2
-        assertThat(Comparison.latencies(op).get("p50_us")
-                        / Comparison.latencies(floor).get("p50_us"))
+        assertThat(Latencies.of(op).get("p50_us") / Latencies.of(floor).get("p50_us"))
                 .isEqualTo(20.0);
-        assertThat(Comparison.medianBlockRatio(op, floor, 2)).isEqualTo(2.0);
-        assertThat(Comparison.medianBlockRatio(new long[] {4, 4, 9, 9}, new long[] {2, 2, 3, 3}, 2))
+        assertThat(Latencies.medianBlockRatio(op, floor, 2)).isEqualTo(2.0);
+        assertThat(Latencies.medianBlockRatio(new long[] {4, 4, 9, 9}, new long[] {2, 2, 3, 3}, 2))
                 .as("even number of blocks: the mean of the middle two")
                 .isEqualTo(2.5);
-        assertThat(Comparison.medianBlockRatio(new long[] {1}, new long[] {1}, 2))
+        assertThat(Latencies.medianBlockRatio(new long[] {1}, new long[] {1}, 2))
                 .isNaN();
     }
 
