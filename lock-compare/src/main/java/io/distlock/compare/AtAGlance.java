@@ -169,7 +169,11 @@ final class AtAGlance {
                 : fmt("fair (slowest client: %s of an equal share)", Figures.percent(me.fairShareMin()))
                         + (peers.isEmpty()
                                 ? ""
-                                : fmt("; ranked %s of %d on this server", ordinal(me.rank()), fairCount));
+                                : me.rank() == 1
+                                        ? "; the fastest fair target on this server"
+                                        : fmt(
+                                                "; ranked %s of %d fair targets on this server",
+                                                ordinal(me.rank()), fairCount));
         List<Versus> versus = new ArrayList<>();
         for (ComparisonTarget p : peers) {
             OptionalDouble theirs = r.valueIfPresent(p.name(), Scenario.CONTENDED, "ops_per_s");

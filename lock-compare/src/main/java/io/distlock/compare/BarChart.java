@@ -41,22 +41,38 @@ final class BarChart {
     /** The rows of one backend. */
     record Group(String backend, List<Row> rows) {}
 
+    /** How bar lengths are scaled. */
+    enum Scale {
+        /** Linear, one scale for the whole chart. */
+        LINEAR,
+        /**
+         * Linear, each backend's group on its own scale: its longest bar spans the width, so that
+         * ours and the peers of one server can be told apart even when another backend is ten times
+         * slower. Lengths do not compare across groups; the printed values do.
+         */
+        LINEAR_PER_GROUP,
+        /**
+         * Logarithmic from a tenth of the smallest positive value up to the largest, for figures that
+         * span orders of magnitude (a 1 s sleep-and-retry hand-off next to a 0.3 ms notified one).
+         */
+        LOG
+    }
+
     /** The colour of distlock's rows ({@code peerIndex} -1) or of the {@code peerIndex}-th peer's. */
     static String colour(int peerIndex) {
         return peerIndex < 0 ? OURS : PEERS[peerIndex % PEERS.length];
     }
 
-    /**
-     * The chart. With {@code log}, bar length is logarithmic from a tenth of the smallest positive
-     * value up to the largest, for figures that span orders of magnitude (a 1 s sleep-and-retry
-     * hand-off next to a 0.3 ms notified one); the printed values stay linear.
-     */
-    static String svg(String id, List<Group> groups, List<Series> series, boolean log) {
+    /** The chart; {@code id} prefixes the ids it defines. The printed values are always the figures. */
+    static String svg(String id, List<Group> groups, List<Series> series, Scale scale) {
         List<Bar> all = new ArrayList<>();
         groups.forEach(g -> g.rows().forEach(r -> all.addAll(r.bars())));
-        double max = Math.max(1e-9, all.stream().mapToDouble(Bar::value).max().orElse(1));
+        double chartMax = max(all);
         double base =
                 all.stream().mapToDouble(Bar::value).filter(v -> v > 0).min().orElse(1) / 10;
+        boolean anyPeer = groups.stream()
+                .flatMap(g -> g.rows().stream())
+                .anyMatch(r -> r.target().peer());
         int rowHeight = BAR_STEP * series.size() + 6;
         StringBuilder body = new StringBuilder();
         StringBuilder defs = new StringBuilder();
@@ -67,6 +83,9 @@ final class BarChart {
             y += 20;
         }
         for (Group g : groups) {
+            List<Bar> inGroup = new ArrayList<>();
+            g.rows().forEach(r -> inGroup.addAll(r.bars()));
+            double max = scale == Scale.LINEAR_PER_GROUP ? max(inGroup) : chartMax;
             body.append(fmt("<text class=\"group\" x=\"8\" y=\"%d\">%s</text>", y + 13, esc(g.backend())));
             body.append(fmt(
                     "<line x1=\"8\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#e2e8f0\"/>", y + 17, WIDTH - 8, y + 17));
@@ -80,7 +99,7 @@ final class BarChart {
                         esc(row.target().name() + (row.target().peer() ? " (peer)" : ""))));
                 for (Bar b : row.bars()) {
                     int si = Math.max(0, series.indexOf(b.series()));
-                    double fraction = !log
+                    double fraction = scale != Scale.LOG
                             ? b.value() / max
                             : b.value() <= base ? 0 : Math.log(b.value() / base) / Math.log(max / base);
                     double w = Math.max(1, (WIDTH - LEFT - TEXT_ROOM) * fraction);
@@ -118,12 +137,16 @@ final class BarChart {
             y += 6;
         }
         y += 6;
-        String legend = legend(series, !hatches.isEmpty(), y);
+        String legend = legend(series, anyPeer, !hatches.isEmpty(), y);
         int height = y + 22;
         return fmt(
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart-svg\" width=\"%d\" height=\"%d\""
                         + " role=\"img\">%s%s%s</svg>\n",
                 WIDTH, height, defs.length() == 0 ? "" : "<defs>" + defs + "</defs>", body, legend);
+    }
+
+    private static double max(List<Bar> bars) {
+        return Math.max(1e-9, bars.stream().mapToDouble(Bar::value).max().orElse(1));
     }
 
     /** The shade of {@code b}: its position among the series that are not references. */
@@ -140,11 +163,13 @@ final class BarChart {
         return 0;
     }
 
-    private static String legend(List<Series> series, boolean hatched, int y) {
+    private static String legend(List<Series> series, boolean peers, boolean hatched, int y) {
         StringBuilder sb = new StringBuilder();
         int x = LEFT;
         x = swatch(sb, x, y, OURS, 1, "distlock");
-        x = swatch(sb, x, y, colour(0), 1, "peer library");
+        if (peers) {
+            x = swatch(sb, x, y, colour(0), 1, "peer library");
+        }
         int shade = 0;
         for (Series s : series) {
             if (s.reference()) {

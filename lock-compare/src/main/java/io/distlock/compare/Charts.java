@@ -29,7 +29,7 @@ final class Charts {
                     return bars;
                 }),
                 series,
-                false);
+                BarChart.Scale.LINEAR_PER_GROUP);
     }
 
     static String floor(ComparisonResult r) {
@@ -49,7 +49,7 @@ final class Charts {
                     return bars;
                 }),
                 List.of(measured, floor),
-                false);
+                BarChart.Scale.LINEAR_PER_GROUP);
     }
 
     static String roundTrips(ComparisonResult r) {
@@ -68,7 +68,7 @@ final class Charts {
                     return bars;
                 }),
                 List.of(measured, floor),
-                false);
+                BarChart.Scale.LINEAR);
     }
 
     /**
@@ -95,7 +95,7 @@ final class Charts {
                     return List.of();
                 }),
                 List.of(ops),
-                true);
+                BarChart.Scale.LOG);
     }
 
     static String handoff(ComparisonResult r) {
@@ -112,7 +112,7 @@ final class Charts {
                     return bars;
                 }),
                 List.of(one, many),
-                true);
+                BarChart.Scale.LOG);
     }
 
     /**

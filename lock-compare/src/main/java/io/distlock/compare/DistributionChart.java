@@ -59,7 +59,7 @@ final class DistributionChart {
             // scaled to the largest p99, so that one outlier does not flatten every curve
             max = Math.max(max, c.get((int) Math.floor(0.99 * (c.size() - 1))));
         }
-        int plotW = WIDTH - LEFT - 10;
+        int plotW = WIDTH - LEFT - 24;
         int plotH = HEIGHT - BOTTOM - TOP;
         StringBuilder sb = new StringBuilder();
         sb.append(fmt(
@@ -68,7 +68,7 @@ final class DistributionChart {
         sb.append(fmt("<text class=\"group\" x=\"8\" y=\"14\">%s</text>", esc(backend)));
         sb.append(fmt(
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>",
-                LEFT, HEIGHT - BOTTOM, WIDTH - 10, HEIGHT - BOTTOM));
+                LEFT, HEIGHT - BOTTOM, LEFT + plotW, HEIGHT - BOTTOM));
         sb.append(fmt(
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>", LEFT, TOP, LEFT, HEIGHT - BOTTOM));
         for (int q = 0; q <= 100; q += 25) {

@@ -31,7 +31,7 @@ final class HtmlReport {
             + ".peer{font-style:italic;color:#4a5568}section.chart{margin:1.5em 0}"
             + ".small-multiples{display:flex;flex-wrap:wrap;gap:10px}"
             + "svg text{font-size:11px}svg text.group{font-weight:700;font-size:12px}svg text.warn{fill:#9b2c2c}"
-            + "#method dd{margin:0 0 .5em 1em}";
+            + "#method dd{margin:0 0 .5em 1em}#environment td{text-align:left}p.source{color:#4a5568}";
 
     private HtmlReport() {}
 
@@ -52,7 +52,7 @@ final class HtmlReport {
         sb.append(chart(
                 "chart-floor",
                 "Acquire+release p50 against the round-trip floor (µs): measured, and the floor × the round trips"
-                        + " the protocol needs",
+                        + " the protocol needs; each backend on its own scale",
                 Charts.floor(r)));
         sb.append(chart(
                 "chart-roundtrips",
@@ -138,7 +138,13 @@ final class HtmlReport {
             safety(safety.get(c.backend()), sb);
             sb.append("</dl></article>\n");
         }
-        sb.append("</div></section>\n");
+        sb.append("</div>");
+        if (!safety.isEmpty()) {
+            sb.append("<p class=\"source\">The safety verdicts come from a separate fault-injection run (the"
+                    + " nemesis suite: pauses, kills, partitions, server restarts, failovers), not from this"
+                    + " comparison.</p>");
+        }
+        sb.append("</section>\n");
     }
 
     private static void safety(SafetyVerdict v, StringBuilder sb) {

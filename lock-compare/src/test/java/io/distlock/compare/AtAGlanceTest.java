@@ -104,7 +104,7 @@ class AtAGlanceTest {
                 .containsExactly("redis", "redisson RLock", "SETNX + 1 s sleep");
         assertThat(ranking).extracting(AtAGlance.Ranked::rank).containsExactly(1, 2, 0);
         assertThat(card(html, "redis"))
-                .contains("ranked 1st of 2 on this server")
+                .contains("the fastest fair target on this server")
                 .contains("1.4× slower than SETNX + 1 s sleep, which is unfair (its slowest client got 0 % of an"
                         + " equal share) and not ranked");
         // in the chart: hatched and labelled, without a rank; the fair ones carry theirs
