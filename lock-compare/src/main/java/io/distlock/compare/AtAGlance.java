@@ -142,7 +142,7 @@ final class AtAGlance {
             ComparisonResult r, ComparisonTarget ours, List<ComparisonTarget> peers, Scenario s, String title) {
         OptionalDouble mine = r.valueIfPresent(ours.name(), s, "p50_us");
         if (mine.isEmpty()) {
-            return Optional.empty();
+            return unmeasured(r, ours, s, title);
         }
         List<Versus> versus = new ArrayList<>();
         for (ComparisonTarget p : peers) {
@@ -157,7 +157,7 @@ final class AtAGlance {
             ComparisonResult r, ComparisonTarget ours, List<ComparisonTarget> peers) {
         OptionalDouble mine = r.valueIfPresent(ours.name(), Scenario.CONTENDED, "ops_per_s");
         if (mine.isEmpty()) {
-            return Optional.empty();
+            return unmeasured(r, ours, Scenario.CONTENDED, "Contended throughput");
         }
         List<Ranked> ranking = ranking(r, ours.backend());
         Ranked me = ranking.stream().filter(x -> x.target() == ours).findFirst().orElseThrow();
@@ -182,13 +182,14 @@ final class AtAGlance {
             }
             Versus v = speed(p.name(), mine.getAsDouble() / theirs.getAsDouble(), "faster", "slower", "as fast");
             if (unfair(r, p.name())) {
+                // neither a win nor a loss: the peer's figure came from starving clients
                 v = new Versus(
                         v.peer(),
                         v.words()
                                 + fmt(
                                         ", which is unfair (its slowest client got %s of an equal share) and not ranked",
                                         Figures.percent(r.value(p.name(), Scenario.CONTENDED, "fair_share_min"))),
-                        v.tone());
+                        Tone.SAME);
             }
             versus.add(v);
         }
@@ -202,7 +203,7 @@ final class AtAGlance {
             ComparisonResult r, ComparisonTarget ours, List<ComparisonTarget> peers) {
         OptionalDouble mine = r.valueIfPresent(ours.name(), Scenario.UNCONTENDED, "round_trips_per_op");
         if (mine.isEmpty()) {
-            return Optional.empty();
+            return unmeasured(r, ours, Scenario.UNCONTENDED, "Round trips per acquire+release");
         }
         List<Versus> versus = new ArrayList<>();
         for (ComparisonTarget p : peers) {
@@ -219,6 +220,16 @@ final class AtAGlance {
                 : "";
         return Optional.of(
                 new Figure("Round trips per acquire+release", fmt("%.2f", mine.getAsDouble()) + floor, "", versus));
+    }
+
+    /**
+     * A figure that says why ours has no value when its scenario ran and left a note (it failed, or
+     * the server gives no count); nothing when the scenario did not run.
+     */
+    private static Optional<Figure> unmeasured(ComparisonResult r, ComparisonTarget ours, Scenario s, String title) {
+        return r.find(ours.name(), s)
+                .filter(m -> m.note() != null)
+                .map(m -> new Figure(title, "no figure", m.note(), List.of()));
     }
 
     /**

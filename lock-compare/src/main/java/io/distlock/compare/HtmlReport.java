@@ -115,9 +115,9 @@ final class HtmlReport {
                         .append(esc(f.value()))
                         .append("</span>");
                 if (!f.detail().isEmpty()) {
-                    boolean unfair = f.detail().startsWith("unfair");
+                    boolean warn = f.detail().startsWith("unfair") || f.detail().startsWith("failed");
                     sb.append("<br><span class=\"")
-                            .append(unfair ? "worse" : "detail")
+                            .append(warn ? "worse" : "detail")
                             .append("\">")
                             .append(esc(f.detail()))
                             .append("</span>");

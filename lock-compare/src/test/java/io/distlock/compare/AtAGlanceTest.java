@@ -105,8 +105,8 @@ class AtAGlanceTest {
         assertThat(ranking).extracting(AtAGlance.Ranked::rank).containsExactly(1, 2, 0);
         assertThat(card(html, "redis"))
                 .contains("the fastest fair target on this server")
-                .contains("1.4× slower than SETNX + 1 s sleep, which is unfair (its slowest client got 0 % of an"
-                        + " equal share) and not ranked");
+                .contains("<li class=\"same\">1.4× slower than SETNX + 1 s sleep, which is unfair (its slowest"
+                        + " client got 0 % of an equal share) and not ranked</li>");
         // in the chart: hatched and labelled, without a rank; the fair ones carry theirs
         String chart = html.substring(html.indexOf("id=\"chart-throughput\""), html.indexOf("id=\"chart-handoff\""));
         assertThat(chart)
@@ -131,6 +131,26 @@ class AtAGlanceTest {
                 .contains("<dd class=\"safety unsafe\"><strong>granted twice under: server crash, restart</strong>")
                 .contains("<li>fencing: held — 0 of 5881 accepted writes out of token order</li>");
         assertThat(card(html, "etcd")).contains("<dd class=\"safety unknown\">not measured</dd>");
+    }
+
+    @Test
+    void html_scenarioOfOursFailed_cardSaysSoInsteadOfLeavingTheFigureOut() {
+        List<Measurement> measurements = new ArrayList<>(MEASUREMENTS);
+        measurements.removeIf(m -> m.target().equals("redlock") && m.scenario() == Scenario.UNCONTENDED);
+        measurements.add(new Measurement(
+                "redlock",
+                Scenario.UNCONTENDED,
+                Map.of(),
+                null,
+                "failed: java.lang.IllegalStateException: uncontended lock was not free"));
+        ComparisonResult r = new ComparisonResult(
+                ComparisonSettings.quick(), List.copyOf(TARGETS), measurements, Duration.ofSeconds(42));
+
+        assertThat(card(r.toHtml(), "redlock"))
+                .contains("<dt>Uncontended acquire+release</dt><dd><span class=\"fig\">no figure</span><br><span"
+                        + " class=\"worse\">failed: java.lang.IllegalStateException: uncontended lock was not free")
+                .contains("<dt>Round trips per acquire+release</dt><dd><span class=\"fig\">no figure</span>")
+                .contains("<li class=\"better\">1.2× faster than redisson RedissonRedLock</li>"); // throughput
     }
 
     @Test

@@ -51,7 +51,7 @@ record CompareOptions(
                         + String.join(",", CompareMain.knownBackends().keySet()) + ")",
                 "  --scenarios a,b,...  scenarios (default: all: " + names(EnumSet.allOf(Scenario.class)) + ")",
                 "  --quick              a short run (CI smoke test)",
-                "  --duration 5s        contended-throughput duration",
+                "  --duration 4s        contended-throughput duration",
                 "  --clients 8          clients in the contended scenario",
                 "  --waiters 50         waiters in the many-waiters hand-off scenario",
                 "  --warmup 10000       uncontended warm-up iterations per target (at most 3 s each)",

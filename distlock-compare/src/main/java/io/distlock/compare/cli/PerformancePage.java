@@ -38,9 +38,10 @@ final class PerformancePage {
                 .append(", on ")
                 .append(machine(env))
                 .append(". Every server ran on that machine, without fsync, and distlock and the other libraries ran"
-                        + " against the same servers, one after another. The machine was shared with other work, so"
-                        + " the figures are noisy: compare the ratios on this page, which come from the same minutes,"
-                        + " rather than absolute figures across machines or runs.\n\n");
+                        + " against the same servers, one after another. Figures from one machine are noisy, the more"
+                        + " so when other work shares it (the load average says how busy it was): compare the ratios"
+                        + " on this page, which come from the same minutes, rather than absolute figures across"
+                        + " machines or runs.\n\n");
         sb.append("What each backend does under faults (pauses, kills, partitions, restarts, failovers) is not"
                 + " measured here: see the [guarantee matrix](guarantee-matrix.md).\n\n");
         sb.append("The recorded results are [")
