@@ -1,0 +1,2 @@
+/** Spring Integration's lock registry over any distlock backend. */
+package io.distlock.integration;
