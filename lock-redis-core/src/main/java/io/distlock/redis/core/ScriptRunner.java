@@ -8,7 +8,9 @@ import java.util.function.Supplier;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Sends a {@link Scripts.Script}: {@code EVALSHA} first (the SHA-1 is computed locally, so no
@@ -58,17 +60,20 @@ public final class ScriptRunner {
 
     /**
      * The outcome of one call of {@link #runAll}: the script's reply and, with replicas required,
-     * the number that acknowledged it; or the error the server answered ({@code failure} set).
+     * the number that acknowledged it; or why there is none ({@code failure} set): the error the
+     * server answered (a {@link JedisDataException}), or, on Redis Cluster, the failure of the node
+     * the call went to (a {@link JedisConnectionException}; the other nodes' calls have their
+     * replies).
      */
-    public record Outcome(Object value, long acks, JedisDataException failure) {}
+    public record Outcome(Object value, long acks, JedisException failure) {}
 
     /**
      * Runs {@code script} once per call, all in one pipeline from {@code pipelines} (one round trip
      * per connection: one for a single server, one per node on Redis Cluster, where each call goes
      * to the node of its first key), each followed by {@code WAIT replicas timeoutMillis} if {@code
      * replicas > 0}. Calls answered {@code NOSCRIPT} are sent again by text in a second pipeline. An
-     * error the server answered to a call is that call's outcome; a failure of the connection
-     * throws.
+     * error the server answered to a call, or a Cluster node that could not be reached, is that
+     * call's outcome; a failure of the whole pipeline throws.
      */
     public static List<Outcome> runAll(
             Supplier<AbstractPipeline> pipelines,
@@ -107,6 +112,12 @@ public final class ScriptRunner {
                         } else {
                             outcomes[i] = new Outcome(null, 0, e);
                         }
+                    } catch (JedisException e) {
+                        outcomes[i] = new Outcome(null, 0, e);
+                    } catch (IllegalStateException noReply) {
+                        // a Cluster pipeline leaves the calls of a node it could not reach unanswered
+                        outcomes[i] = new Outcome(
+                                null, 0, new JedisConnectionException("no reply: " + noReply.getMessage(), noReply));
                     }
                 }
             }
