@@ -36,8 +36,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * so calls are grouped by slot, and the pipeline sends each to its slot's node (one round trip per
  * node). A call the server answers with an error is retried lock by lock through the ordinary renewal
  * ({@link HeldLock#renew()}), which follows Cluster redirections ({@code MOVED}, {@code ASK}) and
- * retries {@code TRYAGAIN}; a failure of the whole pipeline is retried on a new connection if the
- * pooled one had died while idle, otherwise it is every lock's failure.
+ * retries {@code TRYAGAIN}; the calls of a Cluster node that could not be reached fail (their locks
+ * are tried again at the next tick, after the client has read the slot map again); a failure of the
+ * whole pipeline is retried on a new connection if the pooled one had died while idle, otherwise it
+ * is every lock's failure.
  *
  * <p>Each lock's TTL-setting requests are sent one at a time ({@link RedisHeldLock#ttlLock}), so the
  * batch holds every lock's while its requests are in flight.
@@ -164,11 +166,23 @@ final class RedisBatchRenewal implements BatchRenewal {
             }
             return;
         }
+        boolean refreshed = false;
         for (int c = 0; c < chunks.size(); c++) {
             List<Integer> chunk = chunks.get(c);
             ScriptRunner.Outcome reply = replies.get(c);
             if (reply.failure() != null) {
-                renewOneByOne(locks, chunk, reply.failure(), outcomes);
+                if (!refreshed && clusterPipelines != null) {
+                    // MOVED, or a node gone: the next tick's pipeline goes to the right node
+                    refreshed = calls.refreshTopology(reply.failure());
+                }
+                if (reply.failure() instanceof JedisDataException error) {
+                    renewOneByOne(locks, chunk, error, outcomes);
+                } else {
+                    // its node could not be reached: unknown, the next tick tries again
+                    RenewalOutcome failed = RenewalOutcome.failed(ScriptCalls.failure(
+                            reply.failure(), locks.get(chunk.get(0)).lockName()));
+                    chunk.forEach(i -> outcomes[i] = failed);
+                }
                 continue;
             }
             List<?> results = (List<?>) reply.value();
@@ -190,7 +204,10 @@ final class RedisBatchRenewal implements BatchRenewal {
         }
     }
 
-    /** The pipeline, retried on a new connection if the pooled one had died while idle. */
+    /**
+     * The pipeline, retried on a new connection if the pooled one had died while idle, or (Cluster)
+     * after reading the slot map again if a node could not be reached.
+     */
     private List<ScriptRunner.Outcome> runAll(List<ScriptRunner.Call> batch) {
         for (int attempt = 0; ; attempt++) {
             try {
@@ -202,7 +219,8 @@ final class RedisBatchRenewal implements BatchRenewal {
                         calls.requiredReplicas(),
                         calls.replicaAckTimeoutMillis());
             } catch (JedisException e) {
-                if (attempt >= STALE_RETRIES || !RedisErrors.isStaleConnection(e)) {
+                boolean refreshed = clusterPipelines != null && calls.refreshTopology(e);
+                if (attempt >= STALE_RETRIES || !(refreshed || RedisErrors.isStaleConnection(e))) {
                     throw e;
                 }
                 log.debug("distlock.redis.batch_renewal_retry_on_new_connection attempt={}", attempt + 1);

@@ -60,7 +60,8 @@ public final class RedisDriver implements LockDriver, RedisInternals {
                 new ScriptCalls(
                         client,
                         options.requiredReplicas(),
-                        options.replicaAckTimeout().toMillis()),
+                        options.replicaAckTimeout().toMillis(),
+                        options.timeouts().requestTimeout()),
                 Math.max(retention, Math.multiplyExact(lease, 10)));
         this.renewal = new RedisBatchRenewal(scripts.calls(), lockOptions.ticker());
         this.queued = options.handOff() && options.requiredReplicas() == 0;
