@@ -16,13 +16,14 @@ import java.util.Map;
  * class, each linking to the fault run that shows it).
  */
 final class ReportWriter {
-    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover");
+    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover", "migration");
     private static final Map<String, String> COLUMN_TITLES = Map.of(
             "pause", "holder paused past its lease",
             "crash", "holder killed",
             "partition", "client partitioned / reset / slow",
             "server", "server killed, restarted",
-            "failover", "leader / master / node loss");
+            "failover", "leader / master / node loss",
+            "migration", "shard moved");
 
     /** The {@code recovery} key of a backend in {@code results.json}: the definition of {@code recoveryMs}. */
     static final String RECOVERY_BY_NEW_HOLDER = "first write by a holder granted after the fault began";
@@ -318,7 +319,7 @@ final class ReportWriter {
                     }
                 }
                 if (worst == null) {
-                    sb.append(" not run |");
+                    sb.append(c.equals("migration") ? " n/a |" : " not run |");
                     continue;
                 }
                 String text;
