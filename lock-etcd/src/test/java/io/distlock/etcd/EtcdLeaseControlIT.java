@@ -107,6 +107,30 @@ class EtcdLeaseControlIT {
     }
 
     @Test
+    void autoRenewOff_declaresNoRenewal_keyOnALeaseOfItsLeaseTime_whichEndsOnTheServer() throws Exception {
+        LockOptions noRenewal = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(2))
+                .autoRenew(false)
+                .build();
+        try (EtcdLockProvider a = fixture.newClient(noRenewal);
+                EtcdLockProvider b = fixture.newClient(LONG_SESSION)) {
+            assertThat(a.capabilities().automaticRenewal()).isFalse();
+            String name = name();
+            long t0 = System.nanoTime();
+            Lease held = a.lock(name).tryAcquire().orElseThrow();
+            long lease = holderKey(name).getLease();
+            assertThat(a.sessionLeaseId()).as("no session lease is granted").isEqualTo(-1L);
+            assertThat(grantedTtl(lease)).isEqualTo(2);
+            held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            Lease next = b.lock(name).tryAcquire(Duration.ofSeconds(3)).orElseThrow();
+            assertThat(since(t0)).isLessThan(Duration.ofMillis(2900));
+            assertThat(gone(lease)).isTrue();
+            assertThat(held.release()).isFalse();
+            assertThat(next.release()).isTrue();
+        }
+    }
+
+    @Test
     void defaultHandle_keyOnTheSessionLease_otherHandle_keyOnALeaseOfItsOwnWithItsTtl() throws Exception {
         try (EtcdLockProvider p = fixture.newClient(LONG_SESSION)) {
             String common = name();
