@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Renders a comparison report in headless Chromium and checks it: the page renders, every chart is
-# present and drawn, and the browser logs no console errors. Leaves report.png beside the report.
+# Renders a comparison report in headless Chromium and checks it: the page renders, the at-a-glance
+# cards and every chart are present and drawn, and the browser logs no console errors. Leaves beside
+# the report report.png (the page's top 3600 px) and report-at-a-glance.png (the title and the
+# at-a-glance cards, cut where that section ends).
 # usage: scripts/check-report.sh results/compare-.../report.html
 set -euo pipefail
 report="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -24,12 +26,31 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
 "$browser" "${flags[@]}" --window-size=1280,3600 --screenshot="$dir/report.png" "file://$report" \
   >/dev/null 2>> "$dir/report.console.log"
 
+# The at-a-glance screenshot: a copy of the page with one script that writes where the section ends
+# into the title (the report itself has no scripts), then the report's top that many pixels high.
+measure="$profile/measure.html"
+sed 's#</body>#<script>document.title="glance-bottom:"+Math.ceil(document.getElementById("at-a-glance").getBoundingClientRect().bottom+window.scrollY+16)</script></body>#' \
+  "$report" > "$measure"
+bottom=$("$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,1000 --dump-dom "file://$measure" 2>/dev/null \
+  | grep -o 'glance-bottom:[0-9]*' | head -1 | cut -d: -f2 || true)
+glance="$dir/report-at-a-glance.png"
+rm -f "$glance"
+if [ -n "$bottom" ]; then
+  "$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,"$bottom" --screenshot="$glance" "file://$report" \
+    >/dev/null 2>> "$dir/report.console.log"
+fi
+
 fail=0
-for id in summary chart-uncontended chart-floor chart-roundtrips chart-throughput chart-handoff chart-distribution guarantees; do
+for id in at-a-glance summary chart-uncontended chart-floor chart-roundtrips chart-throughput chart-handoff \
+          chart-distribution guarantees method environment; do
   if ! grep -q "id=\"$id\"" "$dir/report.dom.html"; then
     echo "check-report: missing element #$id" >&2; fail=1
   fi
 done
+cards=$(grep -o '<article class="card"' "$dir/report.dom.html" | wc -l)
+if [ "$cards" -lt 1 ]; then
+  echo "check-report: the at-a-glance section has no backend card" >&2; fail=1
+fi
 charts=$(grep -o '<svg[^>]*class="chart-svg"' "$dir/report.dom.html" | wc -l)
 drawn=$(grep -o '<rect class="bar"\|<polyline class="curve"' "$dir/report.dom.html" | wc -l)
 if [ "$charts" -lt 6 ] || [ "$drawn" -lt 6 ]; then
@@ -41,5 +62,8 @@ fi
 if [ ! -s "$dir/report.png" ]; then
   echo "check-report: no screenshot was written" >&2; fail=1
 fi
-[ $fail = 0 ] && echo "check-report: ok ($charts charts, $drawn marks, screenshot $dir/report.png)"
+if [ ! -s "$glance" ]; then
+  echo "check-report: no at-a-glance screenshot was written (section end: '${bottom:-not measured}')" >&2; fail=1
+fi
+[ $fail = 0 ] && echo "check-report: ok ($cards cards, $charts charts, $drawn marks, screenshots $dir/report.png and $glance)"
 exit $fail

@@ -20,8 +20,8 @@ final class ReadmeSection {
             + " docs/nemesis-results.json; do not edit by hand -->";
     static final String END = "<!-- END nemesis guarantee table -->";
 
-    private static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover");
-    private static final Map<String, String> TITLES = Map.of(
+    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover");
+    static final Map<String, String> TITLES = Map.of(
             "pause", "holder paused past its lease",
             "crash", "holder killed (-9)",
             "partition", "client partitioned / reset / slow",
@@ -33,7 +33,6 @@ final class ReadmeSection {
             "redis/failover", "n/a: one server (see redis-sentinel)",
             "redis-sentinel/server", "see failover",
             "redlock/server", "see node loss",
-            "etcd/server", "not in these results (`restart-member-lose-data` was added to etcd after them)",
             "mysql/failover", "n/a: one server (replica failover is not tested)");
 
     private ReadmeSection() {}
@@ -126,28 +125,47 @@ final class ReadmeSection {
     }
 
     private static String fencingCell(Results.Backend b, String link) {
+        return "[" + fencingText(b) + "](" + link + "#" + b.backend() + ")";
+    }
+
+    /** The fencing cell's text, without its link. */
+    static String fencingText(Results.Backend b) {
         int ooo = b.total(Results.Phase::outOfOrder);
         int dup = b.total(Results.Phase::duplicateTokens);
         int admitted = b.total(Results.Phase::fencingAdmitted);
         int stale = b.total(Results.Phase::staleRejected);
-        String text;
         if (!b.fencingDeclared()) {
-            text = "none declared";
+            return "none declared";
         } else if (ooo + dup == 0) {
-            text = "`" + b.fencing() + "`: held — 0 of " + b.writesInLog() + " accepted writes out of token order, "
+            return "`" + b.fencing() + "`: held — 0 of " + b.writesInLog() + " accepted writes out of token order, "
                     + stale + " stale writes rejected";
         } else if (admitted == ooo + dup) {
-            text = "`" + b.fencing() + "`: **unsafe after data loss** — " + (ooo + dup)
+            return "`" + b.fencing() + "`: **unsafe after data loss** — " + (ooo + dup)
                     + " write(s) accepted out of token order or with a reused token, after servers lost the data"
                     + " their tokens are counted in";
         } else {
-            text = "`" + b.fencing() + "`: **VIOLATED** — " + (ooo + dup)
+            return "`" + b.fencing() + "`: **VIOLATED** — " + (ooo + dup)
                     + " write(s) accepted out of token order or with a reused token";
         }
-        return "[" + text + "](" + link + "#" + b.backend() + ")";
     }
 
+    /**
+     * One fault-class cell without its link: its text, the anchor of the fault run it shows (the
+     * worst of its runs), how many runs it sums up, and whether the worst run broke safety (a double
+     * grant or a token accepted out of order).
+     */
+    record Cell(String text, String anchor, int runs, boolean unsafe) {}
+
     private static String cell(Results.Backend b, List<String> anchors, String column, String link) {
+        Cell c = cell(b, anchors, column);
+        if (c.anchor() == null) {
+            return c.text();
+        }
+        return "[" + c.text() + "](" + link + "#" + c.anchor() + ")" + (c.runs() > 1 ? " (" + c.runs() + " runs)" : "");
+    }
+
+    /** The cell of {@code column} for {@code b}; without an anchor when no run backs it. */
+    static Cell cell(Results.Backend b, List<String> anchors, String column) {
         Results.Phase worst = null;
         String worstAnchor = null;
         int count = 0;
@@ -171,7 +189,7 @@ final class ReadmeSection {
             }
         }
         if (worst == null) {
-            return NOT_APPLICABLE.getOrDefault(b.backend() + "/" + column, "not run");
+            return new Cell(NOT_APPLICABLE.getOrDefault(b.backend() + "/" + column, "not run"), null, 0, false);
         }
         List<String> parts = new ArrayList<>();
         if (worst.fencingViolationAdmitted()) {
@@ -198,8 +216,8 @@ final class ReadmeSection {
         } else if (slowest >= 0) {
             parts.add("recovered in ≤ " + slowest + " ms");
         }
-        return "[" + String.join("; ", parts) + "](" + link + "#" + worstAnchor + ")"
-                + (count > 1 ? " (" + count + " runs)" : "");
+        boolean unsafe = worst.fencingViolated() || worst.overlaps() > 0;
+        return new Cell(String.join("; ", parts), worstAnchor, count, unsafe);
     }
 
     private static int severity(Results.Backend b, Results.Phase p) {

@@ -10,7 +10,8 @@ import java.util.OptionalDouble;
 
 /**
  * The figures of one comparison run, with writers for JSON, Markdown and a self-contained HTML
- * report.
+ * report. {@link #fromJson} reads a recorded {@code results.json} back, so the reports can be
+ * rendered again without running anything.
  */
 public final class ComparisonResult {
     private final ComparisonSettings settings;
@@ -24,10 +25,24 @@ public final class ComparisonResult {
             List<ComparisonTarget> targets,
             List<Measurement> measurements,
             Duration elapsed) {
+        this(settings, targets, measurements, elapsed, thisMachine());
+    }
+
+    ComparisonResult(
+            ComparisonSettings settings,
+            List<ComparisonTarget> targets,
+            List<Measurement> measurements,
+            Duration elapsed,
+            Map<String, String> environment) {
         this.settings = settings;
         this.targets = targets;
         this.measurements = measurements;
         this.elapsed = elapsed;
+        this.environment.putAll(environment);
+    }
+
+    private static Map<String, String> thisMachine() {
+        Map<String, String> environment = new LinkedHashMap<>();
         Runtime rt = Runtime.getRuntime();
         environment.put("java.version", System.getProperty("java.version"));
         environment.put("java.vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
@@ -37,6 +52,17 @@ public final class ComparisonResult {
                         + System.getProperty("os.arch"));
         environment.put("cpus", String.valueOf(rt.availableProcessors()));
         environment.put("max_heap_mb", String.valueOf(rt.maxMemory() / (1024 * 1024)));
+        return environment;
+    }
+
+    /**
+     * The result recorded in {@code json} (a {@code results.json} written by {@link #toJson()}). Its
+     * targets describe what ran and cannot open clients.
+     *
+     * @throws IllegalArgumentException if {@code json} is not such a file, naming what is wrong
+     */
+    public static ComparisonResult fromJson(String json) {
+        return ResultsJsonReader.read(json);
     }
 
     public ComparisonSettings settings() {
@@ -89,15 +115,32 @@ public final class ComparisonResult {
                                 + (m.get().note() == null ? "" : ": " + m.get().note())));
     }
 
+    /** The result as {@code results.json}; {@link #fromJson} reads it back. */
     public String toJson() {
-        return ReportWriter.json(this);
+        return JsonReport.json(this);
     }
 
+    /**
+     * The result in Markdown: at a glance (one section per backend, ours against the peers on the
+     * same server), the table of every figure, how to read each column, and notes.
+     */
     public String toMarkdown() {
-        return ReportWriter.markdown(this);
+        return MarkdownReport.markdown(this);
     }
 
+    /** {@link #toHtml(Map)} without safety verdicts. */
     public String toHtml() {
-        return ReportWriter.html(this);
+        return toHtml(Map.of());
+    }
+
+    /**
+     * A self-contained HTML page (no scripts, SVG charts): one card per backend first, then the
+     * charts by backend, the table, the declared guarantees, the method and the environment.
+     *
+     * @param safetyByBackend what a fault-injection run found, by backend name, for the cards;
+     *     backends missing from it are shown as "not measured"
+     */
+    public String toHtml(Map<String, SafetyVerdict> safetyByBackend) {
+        return HtmlReport.html(this, safetyByBackend);
     }
 }

@@ -105,14 +105,13 @@ class ComparisonTest {
         long[] floor = {5, 5, 5, 5, 90, 90};
         // the overall p50s fall in different stretches (100 against 5: 20 ×); block by block 2, 20,
         // 1.1: median 2
-        assertThat(Comparison.latencies(op).get("p50_us")
-                        / Comparison.latencies(floor).get("p50_us"))
+        assertThat(Latencies.of(op).get("p50_us") / Latencies.of(floor).get("p50_us"))
                 .isEqualTo(20.0);
-        assertThat(Comparison.medianBlockRatio(op, floor, 2)).isEqualTo(2.0);
-        assertThat(Comparison.medianBlockRatio(new long[] {4, 4, 9, 9}, new long[] {2, 2, 3, 3}, 2))
+        assertThat(Latencies.medianBlockRatio(op, floor, 2)).isEqualTo(2.0);
+        assertThat(Latencies.medianBlockRatio(new long[] {4, 4, 9, 9}, new long[] {2, 2, 3, 3}, 2))
                 .as("even number of blocks: the mean of the middle two")
                 .isEqualTo(2.5);
-        assertThat(Comparison.medianBlockRatio(new long[] {1}, new long[] {1}, 2))
+        assertThat(Latencies.medianBlockRatio(new long[] {1}, new long[] {1}, 2))
                 .isNaN();
     }
 
@@ -121,8 +120,9 @@ class ComparisonTest {
         ComparisonSettings settings = ComparisonSettings.quick().withScenarios(EnumSet.of(Scenario.UNCONTENDED));
         ComparisonResult r = Comparison.of(settings).target(mem("mem")).run();
         assertThat(r.value("mem", Scenario.UNCONTENDED, "over_floor_by_blocks")).isPositive();
-        assertThat(ReportWriter.markdown(r))
-                .containsPattern("- mem, × floor block by block \\(.*× 2\\): \\d+\\.\\d\\d");
+        assertThat(r.toMarkdown())
+                .containsPattern(
+                        "- mem: block by block, acquire\\+release took \\d+\\.\\d\\d × the floor of 2 round trips");
     }
 
     @Test
@@ -144,9 +144,11 @@ class ComparisonTest {
                 .isGreaterThanOrEqualTo(200.0);
         double byBlocks = r.value("mem", Scenario.UNCONTENDED, "over_bare_requests_floor_by_blocks");
         assertThat(byBlocks).isGreaterThan(0.0).isLessThan(1.0);
-        assertThat(ReportWriter.markdown(r))
-                .containsPattern("- mem, bare_requests_floor \\(interleaved\\): p50 \\d+ µs \\(\\d+\\.\\d\\d × the"
-                        + " round-trip floor\\); acquire\\+release = 0\\.\\d\\d × it \\(0\\.\\d\\d block by block\\)");
+        assertThat(r.toMarkdown())
+                .containsPattern(
+                        "- mem: the bare requests floor, timed in blocks between its operations, took \\d+ µs at"
+                                + " p50, \\d+\\.\\d\\d × the round-trip floor; acquire\\+release took 0\\.\\d\\d × it"
+                                + " \\(0\\.\\d\\d × block by block\\)\\.");
     }
 
     @Test
@@ -194,9 +196,10 @@ class ComparisonTest {
         // a peer that cannot open a client fails alone
         assertThat(r.find("broken-peer", Scenario.UNCONTENDED))
                 .hasValueSatisfying(m -> assertThat(m.note()).contains("cannot connect"));
-        assertThat(ReportWriter.markdown(r))
+        assertThat(r.toMarkdown())
                 .containsPattern(
-                        "acquire\\+release p50, ours ÷ slow-peer \\(blocks of the two interleaved\\): 0\\.[0-4]");
+                        "ours: its acquire\\+release p50 is 0\\.[0-4]\\d × slow-peer's, the two measured in alternating"
+                                + " blocks\\.");
     }
 
     @Test
@@ -218,9 +221,10 @@ class ComparisonTest {
                 .isEqualTo(400.0);
         // as many timed samples of each kind as hand-off rounds, plus a short untimed warm-up, per scenario
         assertThat(samples.get()).isGreaterThanOrEqualTo(2 * 2 * settings.handoffRounds());
-        assertThat(ReportWriter.markdown(r))
-                .contains("mem, hand-off against its floors")
-                .contains("× the hand-off floor (250 µs)")
+        assertThat(r.toMarkdown())
+                .contains("The hand-off floor is the least a hand-off can take")
+                .containsPattern(
+                        "- mem, hand-off, 1 waiter: \\d+ µs, that is \\d+\\.\\d\\d × the hand-off floor \\(250 µs\\)")
                 .contains("× it after the hold's idle (400 µs)");
         // a target without the probe reports no such metric
         ComparisonResult plain = Comparison.of(settings).target(mem("plain")).run();

@@ -8,6 +8,7 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.memory.MemoryLockProvider;
 import io.distlock.memory.MemoryLockServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -107,6 +108,21 @@ class MicrometerLockObserverTest {
                         .timer()
                         .count())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void readme_observerInLockOptions_recordsMeters() throws Exception {
+        MeterRegistry meterRegistry = registry;
+        // README-BEGIN micrometer-options
+        LockOptions options = LockOptions.builder()
+                .observer(MicrometerLockObserver.create(meterRegistry))
+                .build();
+        // README-END
+        try (MemoryLockProvider p =
+                MemoryLockProvider.builder().options(options).build()) {
+            p.lock("readme").tryAcquire().orElseThrow().release();
+        }
+        assertThat(registry.find("distlock.acquire").timers()).isNotEmpty();
     }
 
     @Test

@@ -12,7 +12,7 @@ import redis.clients.jedis.Jedis;
  * client and the server share the remaining CPU, and no wake-up has to rouse a halted one). Prints the
  * p50 and p90 of every block. See distlock-compare's README, "Two machine modes".
  *
- * <p>Run with the module's test class path: {@code java -cp ... io.distlock.compare.WakeUpModeProbe
+ * <p>Run with the module's test class path: {@code java -cp ... io.distlock.compare.cli.WakeUpModeProbe
  * [rounds]}.
  */
 public final class WakeUpModeProbe {
