@@ -163,7 +163,8 @@ final class EtcdHeld implements HeldLock {
      *
      * @throws BackendUnavailableException if the grant failed (the key is deleted {@code delay}
      *     from now, or goes with its lease), or the move's outcome is unknown (the key is deleted
-     *     and both leases revoked {@code delay} from now)
+     *     and both leases revoked {@code delay} from now); any other failure is cleaned up the same
+     *     way
      */
     @Override
     public boolean releaseAfter(Duration delay) {
@@ -177,14 +178,14 @@ final class EtcdHeld implements HeldLock {
         Session to;
         try {
             to = driver.leases().grant(LeaseTerms.forDelay(delay), lockName);
-        } catch (BackendUnavailableException e) {
+        } catch (RuntimeException e) {
             after(delay, () -> giveUp(from, null));
             throw e;
         }
         boolean moved;
         try {
             moved = move(to, "delayed release");
-        } catch (BackendUnavailableException unknown) {
+        } catch (RuntimeException unknown) {
             after(delay, () -> giveUp(from, to));
             throw unknown;
         }
