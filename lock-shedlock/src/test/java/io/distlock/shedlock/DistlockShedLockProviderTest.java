@@ -9,6 +9,7 @@ import io.distlock.LockProvider;
 import io.distlock.memory.MemoryLockProvider;
 import io.distlock.memory.MemoryLockServer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockExtender;
+import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -212,6 +214,22 @@ class DistlockShedLockProviderTest {
                 .hasMessageContaining("'" + name + "'")
                 .hasMessageContaining("backend mem")
                 .hasMessageContaining("leaseTime must be between");
+    }
+
+    @Test
+    void readme_withoutSpring_executorRunsTheTaskUnderTheLock() {
+        List<Long> ran = new ArrayList<>();
+        Runnable runReport = () -> ran.add(DistlockLockAssert.currentToken());
+        // README-BEGIN shedlock-executor
+        LockingTaskExecutor executor = new DefaultLockingTaskExecutor(DistlockShedLockProvider.create(locks));
+        executor.executeWithLock(
+                runReport,
+                new LockConfiguration(Instant.now(), "report", Duration.ofMinutes(10), Duration.ofSeconds(30)));
+        // README-END
+        assertThat(ran).singleElement().satisfies(token -> assertThat(token).isPositive());
+        assertThat(otherInstance.lock("report").tryAcquire())
+                .as("held for lockAtLeastFor")
+                .isEmpty();
     }
 
     @Test

@@ -18,17 +18,21 @@ public class DistlockProperties {
 
     /**
      * How long a lease lasts on the server when its holder stops renewing (the TTL). Overrides the
-     * URI's leaseTime parameter; the backend's default when neither is set.
+     * URI's leaseTime parameter; 30 seconds (LockOptions.DEFAULT_LEASE_TIME) when neither is set.
      */
     private Duration leaseTime;
 
     /**
-     * Whether a watchdog renews held leases. Overrides the URI's autoRenew parameter. Session-based
-     * backends (ZooKeeper, etcd) always keep leases alive with their session.
+     * Whether held leases are renewed automatically (by a watchdog, or by the backend's session).
+     * Overrides the URI's autoRenew parameter. When false, a lease ends at its lease time on every
+     * backend. The URI's value, else true, when not set.
      */
     private Boolean autoRenew;
 
-    /** Cap on the total time a lease may be held through renewals; none when not set. */
+    /**
+     * Cap on the total time a lease may be held through renewals. Overrides the URI's maxHoldTime
+     * parameter; no cap when neither is set.
+     */
     private Duration maxHoldTime;
 
     private final Health health = new Health();
