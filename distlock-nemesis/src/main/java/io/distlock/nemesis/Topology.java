@@ -20,7 +20,7 @@ abstract class Topology implements AutoCloseable {
         this.leaseMs = leaseMs;
     }
 
-    /** The backend's name in reports: redis, redis-sentinel, redlock, zookeeper, etcd, mysql. */
+    /** The backend's name in reports: redis, redis-sentinel, redis-cluster, redlock, zookeeper, etcd, mysql. */
     abstract String name();
 
     /** What runs, in one line (for reports). */
@@ -46,6 +46,11 @@ abstract class Topology implements AutoCloseable {
      */
     long prepare(FaultKind kind) {
         return Long.MIN_VALUE;
+    }
+
+    /** The one lock name every client of this backend contends for. */
+    final String lockName() {
+        return "nemesis-" + name();
     }
 
     /** What {@code kind} does here, in one line (for reports). */
@@ -114,6 +119,7 @@ abstract class Topology implements AutoCloseable {
         return switch (backend) {
             case "redis" -> new RedisTopology(leaseMs);
             case "redis-sentinel" -> new SentinelTopology(leaseMs);
+            case "redis-cluster" -> new ClusterTopology(leaseMs);
             case "redlock" -> new RedlockTopology(leaseMs);
             case "zookeeper" -> new ZooKeeperTopology(leaseMs);
             case "etcd" -> new EtcdTopology(leaseMs);
@@ -123,7 +129,8 @@ abstract class Topology implements AutoCloseable {
         };
     }
 
-    static final List<String> BACKENDS = List.of("redis", "redis-sentinel", "redlock", "zookeeper", "etcd", "mysql");
+    static final List<String> BACKENDS =
+            List.of("redis", "redis-sentinel", "redis-cluster", "redlock", "zookeeper", "etcd", "mysql");
 
     private static final List<FaultKind> CLIENT_FAULTS = List.of(
             FaultKind.PAUSE_HOLDER,

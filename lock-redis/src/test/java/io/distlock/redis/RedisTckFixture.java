@@ -187,6 +187,21 @@ final class RedisTckFixture implements TckFixture {
         }
     }
 
+    /** The error replies every data node has sent ({@code INFO errorstats}), one {@code errorstat_…} line each. */
+    List<String> errorStats() {
+        List<String> lines = new java.util.ArrayList<>();
+        for (RedisServer n : dataNodes.get()) {
+            try (Jedis j = admin(n)) {
+                for (String line : j.info("errorstats").split("\n")) {
+                    if (line.startsWith("errorstat_")) {
+                        lines.add(n.port() + ": " + line.trim());
+                    }
+                }
+            }
+        }
+        return lines;
+    }
+
     @Override
     public int serverConnectionCount() {
         int n = 0;

@@ -8,7 +8,7 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of lock-redis and lock-redlock; each runs atomically on the server in one round
  * trip. lock-redis runs {@link #ACQUIRE}, {@link #ACQUIRE_QUEUED}, {@link #RELEASE_QUEUED}, {@link
- * #RELEASE} and {@link #RENEW}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link #REDLOCK_RAISE},
+ * #RELEASE}, {@link #RELEASE_AFTER}, {@link #RENEW} and {@link #RENEW_MANY}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link #REDLOCK_RAISE},
  * {@link #RENEW} and {@link #RELEASE} on each of its independent masters. {@link ScriptRunner} sends
  * them.
  */
@@ -234,6 +234,22 @@ public final class Scripts {
             "end",
             "return 0"));
 
+    /**
+     * KEYS: lock. ARGV: owner, delay ms, channel. A delayed release: if the key holds {@code owner},
+     * sets its TTL to {@code delay} instead of deleting it and publishes {@code "e <owner> <delay>"}
+     * on {@code channel}, which tells waiters that the lock now expires {@code delay} ms from now
+     * (no hand-off: the lock stays taken until then). Returns 1, or 0 if the key does not hold
+     * {@code owner} (nothing is changed then).
+     */
+    public static final Script RELEASE_AFTER = new Script(String.join(
+            "\n",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  redis.call('PUBLISH', ARGV[3], 'e ' .. ARGV[1] .. ' ' .. ARGV[2])",
+            "  return 1",
+            "end",
+            "return 0"));
+
     /** KEYS: lock. ARGV: owner, lease ms. Compare-and-PEXPIRE. Returns 1 or 0. */
     public static final Script RENEW = new Script(String.join(
             "\n",
@@ -241,6 +257,23 @@ public final class Scripts {
             "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
             "end",
             "return 0"));
+
+    /**
+     * Many renewals in one call. KEYS: lock keys (on Redis Cluster all in one hash slot). ARGV: for
+     * the i-th key, its owner value at {@code 2i - 1} and its lease ms at {@code 2i}. Each key is
+     * compare-and-{@code PEXPIRE}d as {@link #RENEW} does. Returns one 1 or 0 per key, in order.
+     */
+    public static final Script RENEW_MANY = new Script(String.join(
+            "\n",
+            "local r = {}",
+            "for i = 1, #KEYS do",
+            "  if redis.call('GET', KEYS[i]) == ARGV[2 * i - 1] then",
+            "    r[i] = redis.call('PEXPIRE', KEYS[i], ARGV[2 * i])",
+            "  else",
+            "    r[i] = 0",
+            "  end",
+            "end",
+            "return r"));
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
