@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +85,14 @@ class RedlockFaultsIT {
                     .isInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining("a majority of 3 is needed")
                     .satisfies(e -> {
+                        // the live nodes granted or were still pending when a majority became
+                        // impossible; nobody refused
+                        Matcher tally = Pattern.compile(
+                                        "(\\d) of 5 Redlock nodes granted, 0 refused and (\\d) did not answer")
+                                .matcher(e.getMessage());
+                        assertThat(tally.find()).as(e.getMessage()).isTrue();
+                        assertThat(Integer.parseInt(tally.group(1)) + Integer.parseInt(tally.group(2)))
+                                .isEqualTo(5);
                         // the unreachable list ends where nodes still pending (alive) are listed
                         String unreachable =
                                 e.getMessage().split("unreachable: ")[1].split(";")[0];

@@ -165,7 +165,8 @@ final class Quorum {
      * The failure of a round that did not reach a majority: a {@link LockConfigurationException} if
      * the nodes that refused the configuration (credentials, an ACL permission, the TLS trust) leave
      * too few for a majority, which no retry can change; otherwise a {@link
-     * BackendUnavailableException}. Both name the nodes and why each failed.
+     * BackendUnavailableException}, which says how many nodes granted, refused and did not answer
+     * (see {@link RoundReport#tally}). Both name the nodes that did not answer and why.
      */
     RuntimeException noMajority(String name, String what, Round<?> round, long deadline) {
         String unanswered = round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline));
@@ -179,11 +180,7 @@ final class Quorum {
                     round.firstError());
         }
         return new BackendUnavailableException(
-                what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
-                        + " Redlock nodes answered within "
-                        + options.nodeTimeout().toMillis() + " ms, a majority of "
-                        + size + " is needed; unreachable: "
-                        + unanswered,
+                what + ": " + round.tally(options.nodeTimeout().toMillis()) + "; unreachable: " + unanswered,
                 name,
                 BACKEND,
                 round.firstError());

@@ -116,6 +116,12 @@ final class RedlockContender implements Contender {
      * the token is the largest of those values. If a majority already has exactly that value, the
      * register's write is done and round 2 is not needed (the usual case: the nodes' counters move
      * together); otherwise round 2 raises the others to it.
+     *
+     * <p>What the register needs of a node is a counter of at least {@code t}, written while the
+     * node holds our lock: the next holder's grant there comes later and returns more. A node whose
+     * round-1 reply already shows that (the one that returned {@code t}, or one that granted after
+     * round 1 was decided and whose counter, started or raised later, is above {@code t}) counts as
+     * written without a request; only nodes whose round-1 counter is below {@code t} are raised.
      */
     private Optional<HeldLock> fence(Round<List<?>> round1, String owner, long validUntil) {
         long t = 0;
@@ -136,7 +142,8 @@ final class RedlockContender implements Contender {
             leave(true);
             return Optional.of(new RedlockHeldLock(driver, ctx, owner, round1, OptionalLong.of(t), validUntil));
         }
-        List<String> raiseArgs = List.of(owner, Long.toString(t));
+        long token = t;
+        List<String> raiseArgs = List.of(owner, Long.toString(token));
         long round2Start = ticker.read();
         long round2Deadline = quorum.roundDeadline(round2Start, validUntil);
         Round<Long> round2 =
@@ -144,14 +151,19 @@ final class RedlockContender implements Contender {
                     CompletableFuture<List<?>> r1 = round1.future(n.index());
                     if (r1.isDone() && !r1.isCompletedExceptionally()) {
                         // round 1 answered here (as it usually has): raise from this thread at once
-                        return flag(r1.join()) == 1L
-                                ? directOrIo(n, Scripts.REDLOCK_RAISE, keyList, raiseArgs, send, direct)
-                                : CompletableFuture.completedFuture(0L);
+                        List<?> reply = r1.join();
+                        return grantedAtLeast(reply, token)
+                                ? CompletableFuture.completedFuture(1L) // at or above t already
+                                : flag(reply) == 1L
+                                        ? directOrIo(n, Scripts.REDLOCK_RAISE, keyList, raiseArgs, send, direct)
+                                        : CompletableFuture.completedFuture(0L); // refused round 1
                     }
                     // still pending (or failed): raise once (if) it granted, through the I/O threads
-                    return r1.thenCompose(reply -> flag(reply) == 1L
-                            ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, send)
-                            : CompletableFuture.completedFuture(0L));
+                    return r1.thenCompose(reply -> grantedAtLeast(reply, token)
+                            ? CompletableFuture.completedFuture(1L)
+                            : flag(reply) == 1L
+                                    ? n.<Long>run(Scripts.REDLOCK_RAISE, keyList, raiseArgs, send)
+                                    : CompletableFuture.completedFuture(0L));
                 });
         boolean raised = round2.awaitTimed(
                 ticker,
@@ -171,6 +183,11 @@ final class RedlockContender implements Contender {
         }
         leave(true);
         return Optional.of(new RedlockHeldLock(driver, ctx, owner, round1, OptionalLong.of(t), validUntil));
+    }
+
+    /** Whether a round-1 reply granted the lock with a counter of at least {@code t}. */
+    private static boolean grantedAtLeast(List<?> reply, long t) {
+        return flag(reply) == 1L && counter(reply) >= t;
     }
 
     /**
