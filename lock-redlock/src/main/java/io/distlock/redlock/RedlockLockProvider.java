@@ -56,6 +56,14 @@ import java.util.Optional;
  *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
  *       the remaining validity. Total hold time can be capped with {@link
  *       LockOptions#maxHoldTime()}.
+ *   <li>Lease control ({@link Capabilities.LeaseTiming#SERVER}: every node expires the lock at its
+ *       own time to live). A handle's lease time ({@link DistributedLock#withLeaseTime}) is the time
+ *       to live round 1 sets; {@link Lease#extend} is the renewal's round with another
+ *       time to live, extended only if a majority set it within the remaining validity, the new
+ *       validity counted from before the round; {@link Lease#releaseAfter} sets the
+ *       delay as time to live on every node instead of deleting. A lease time of at most twice
+ *       {@link RedlockLockOptions#nodeTimeout()}, for a handle or an extension, is rejected with an
+ *       {@link IllegalArgumentException} naming the shortest one this provider can hold.
  *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): the provider
  *       subscribes to the lock's release channel on <em>every</em> node (lock-redis's pub/sub
  *       subscriber, one connection and thread {@code distlock-redis-subscriber-N} per node, started

@@ -7,6 +7,7 @@ import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
 import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.spi.Deadlines;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -68,6 +69,24 @@ final class Quorum {
 
     long nodeTimeoutNanos() {
         return nodeTimeoutNanos;
+    }
+
+    /**
+     * Checks a lease time of a lock handle or an extension: a Redlock lease must be longer than
+     * twice the node timeout (the rule the provider's own lease time follows), since a round may take
+     * the node timeout and must leave most of the lease as validity.
+     *
+     * @throws IllegalArgumentException naming the shortest lease time this provider can hold
+     */
+    void checkLeaseTime(Duration leaseTime) {
+        Duration shortest = options.nodeTimeout().multipliedBy(2);
+        if (leaseTime.compareTo(shortest) <= 0) {
+            throw new IllegalArgumentException("leaseTime must be more than 2 × nodeTimeout on this Redlock provider,"
+                    + " so more than " + shortest.toMillis() + " ms (nodeTimeout "
+                    + options.nodeTimeout().toMillis()
+                    + " ms): a round may take nodeTimeout and must leave most of the lease as validity (was "
+                    + leaseTime + ")");
+        }
     }
 
     /**

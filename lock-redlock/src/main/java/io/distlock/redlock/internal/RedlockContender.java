@@ -38,6 +38,9 @@ final class RedlockContender implements Contender {
     private final AcquireContext ctx;
     private final String name;
     private final List<String> keyList;
+    /** The lease time (ms), the scripts' TTL argument. */
+    private final String leaseMillis;
+
     private long holderTtlNanos;
     /** Whether the last try got some votes but no majority (a split vote with other contenders). */
     private boolean splitVote;
@@ -53,6 +56,7 @@ final class RedlockContender implements Contender {
         this.ctx = ctx;
         this.name = ctx.lockName();
         this.keyList = List.of(quorum.keys().lockKey(name), quorum.keys().tokenKey(name));
+        this.leaseMillis = Long.toString(ctx.leaseTime().toMillis());
     }
 
     @Override
@@ -67,7 +71,7 @@ final class RedlockContender implements Contender {
         String owner = Owners.newOwner();
         long sentAt = ticker.read();
         long validUntil = ctx.validUntil(sentAt);
-        List<String> args = List.of(owner, driver.leaseMillis());
+        List<String> args = List.of(owner, leaseMillis);
         long round1Deadline = quorum.roundDeadline(sentAt, validUntil);
         Node leader = probe ? probeLeader() : null;
         probe = false;

@@ -43,13 +43,11 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
 
     private final Quorum quorum;
     private final Capabilities capabilities;
-    private final String leaseMillis;
     private final CountDownLatch closedSignal = new CountDownLatch(1);
     private final Waiters waiters;
     private volatile boolean closed;
 
     private RedlockDriver(List<NodeAddress> addresses, RedlockLockOptions options, LockOptions lockOptions) {
-        this.leaseMillis = Long.toString(lockOptions.leaseTime().toMillis());
         this.capabilities = Capabilities.builder()
                 .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
                 .fencingSurvivesServerRestart(options.fencing() && options.assumePersistence())
@@ -58,6 +56,7 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
                 .fifo(false)
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .leaseTiming(Capabilities.LeaseTiming.SERVER)
                 .build();
         String threadPrefix = "distlock-redlock-io-" + SEQUENCE.incrementAndGet();
         List<Node> opened = new ArrayList<>();
@@ -125,11 +124,6 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return waiters;
     }
 
-    /** The lease, as the scripts' TTL argument. */
-    String leaseMillis() {
-        return leaseMillis;
-    }
-
     boolean isClosed() {
         return closed;
     }
@@ -157,8 +151,15 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return RenewalMode.WATCHDOG;
     }
 
+    /**
+     * A contender for {@code ctx}'s lock, with its lease time (the provider's, or the handle's own).
+     *
+     * @throws IllegalArgumentException if the lease time is not more than twice the node timeout
+     *     (see {@link Quorum#checkLeaseTime})
+     */
     @Override
     public Contender contender(AcquireContext ctx) {
+        quorum.checkLeaseTime(ctx.leaseTime());
         return new RedlockContender(this, ctx);
     }
 

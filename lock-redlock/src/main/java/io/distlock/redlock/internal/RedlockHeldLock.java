@@ -9,6 +9,7 @@ import io.distlock.redis.core.Scripts;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -16,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lock this provider holds on a majority: renewed by compare-and-{@code PEXPIRE} on every node
- * (extended only if a majority extended within the remaining validity), released by
- * compare-and-delete on every node's release lane.
+ * A lock this provider holds on a majority: renewed and extended by compare-and-{@code PEXPIRE} on
+ * every node (the new validity only if a majority set it within the remaining validity), released
+ * by compare-and-delete, or let run out after a delay by compare-and-{@code PEXPIRE}, on every
+ * node's release lane.
  */
 final class RedlockHeldLock implements HeldLock {
     private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
@@ -31,6 +33,8 @@ final class RedlockHeldLock implements HeldLock {
     private final Round<List<?>> round1;
     private final OptionalLong token;
     private volatile long validUntil;
+    /** The time to live renewals set: the acquisition's lease time, or the last extension's. */
+    private volatile Duration leaseTime;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -47,6 +51,7 @@ final class RedlockHeldLock implements HeldLock {
         this.round1 = round1;
         this.token = token;
         this.validUntil = validUntil;
+        this.leaseTime = ctx.leaseTime();
     }
 
     @Override
@@ -61,10 +66,38 @@ final class RedlockHeldLock implements HeldLock {
 
     @Override
     public boolean renew() {
+        return setTimeToLive(leaseTime, "cannot renew lock '");
+    }
+
+    /**
+     * Sets the lock's time to live to {@code leaseTime} on every node where it still holds our owner
+     * value, in one parallel round; later renewals use it too. Extended only if a majority set it
+     * within the remaining validity; the new validity is then counted, as an acquisition's, from
+     * before the round: {@code leaseTime - elapsed - drift}.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is not more than twice the node timeout
+     */
+    @Override
+    public boolean extend(Duration leaseTime) {
+        quorum.checkLeaseTime(leaseTime);
+        if (!setTimeToLive(leaseTime, "cannot extend lock '")) {
+            return false;
+        }
+        this.leaseTime = leaseTime;
+        return true;
+    }
+
+    /**
+     * One compare-and-{@code PEXPIRE} round to every node: {@code true} (and the validity moved)
+     * if a majority set {@code ttl} before the validity ran out, {@code false} if a majority no
+     * longer holds our value; otherwise the outcome is unknown ({@link
+     * BackendUnavailableException}).
+     */
+    private boolean setTimeToLive(Duration ttl, String what) {
         String name = ctx.lockName();
         long sentAt = ticker.read();
         List<String> keyList = List.of(quorum.keys().lockKey(name));
-        List<String> args = List.of(owner, driver.leaseMillis());
+        List<String> args = List.of(owner, Long.toString(ttl.toMillis()));
         long deadline = quorum.roundDeadline(sentAt, validUntil);
         Round<Long> round = Round.startDirect(
                 ticker,
@@ -75,7 +108,7 @@ final class RedlockHeldLock implements HeldLock {
         boolean extended = round.awaitTimed(
                 ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
         if (extended && !Deadlines.passed(ticker, validUntil)) {
-            validUntil = ctx.validUntil(sentAt);
+            validUntil = ttl == ctx.leaseTime() ? ctx.validUntil(sentAt) : ctx.validUntil(sentAt, ttl);
             return true;
         }
         if (round.noCount() > quorum.nodes().size() - quorum.size()) {
@@ -83,12 +116,12 @@ final class RedlockHeldLock implements HeldLock {
         }
         if (extended) {
             throw new BackendUnavailableException(
-                    "renewal of lock '" + name + "' reached a majority only after the validity ran out",
+                    what + name + "': a majority set its time to live only after the validity ran out",
                     name,
                     Quorum.BACKEND,
                     null);
         }
-        throw quorum.noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
+        throw quorum.noMajority(name, what + name + "'", round, deadline);
     }
 
     /**
@@ -104,8 +137,27 @@ final class RedlockHeldLock implements HeldLock {
     public boolean release() {
         String name = ctx.lockName();
         RedisKeys keys = quorum.keys();
-        List<String> keyList = List.of(keys.lockKey(name));
-        List<String> args = List.of(owner, keys.channel(name));
+        return finalRound(Scripts.RELEASE, List.of(owner, keys.channel(name)), "release of lock '");
+    }
+
+    /**
+     * Compare-and-{@code PEXPIRE delay} on every node, as {@link #release()} deletes: the lock then
+     * runs out on the servers {@code delay} from now, also if this client dies at once. Waiters
+     * learn the shorter time to live at their next try.
+     */
+    @Override
+    public boolean releaseAfter(Duration delay) {
+        long millis = Math.max(1, delay.toMillis());
+        return finalRound(Scripts.RENEW, List.of(owner, Long.toString(millis)), "delayed release of lock '");
+    }
+
+    /**
+     * The last request of this lock to every node ({@code script} on the lock key with {@code
+     * args}), as {@link #release()} describes it.
+     */
+    private boolean finalRound(Scripts.Script script, List<String> args, String what) {
+        String name = ctx.lockName();
+        List<String> keyList = List.of(quorum.keys().lockKey(name));
         long sentAt = ticker.read();
         Round<Long> round = Round.<Long>startDirect(
                         ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
@@ -117,16 +169,16 @@ final class RedlockHeldLock implements HeldLock {
                             if (r1.isDone()) {
                                 // from this thread if a direct connection is idle, else on the release lane
                                 CompletableFuture<Long> f = new CompletableFuture<>();
-                                DirectRequest<Long> d = n.sendReleaseDirect(Scripts.RELEASE, keyList, args, send, f);
+                                DirectRequest<Long> d = n.sendReleaseDirect(script, keyList, args, send, f);
                                 if (d == null) {
-                                    return n.runRelease(Scripts.RELEASE, keyList, args, send);
+                                    return n.runRelease(script, keyList, args, send);
                                 }
                                 direct.accept(d);
                                 return f;
                             }
-                            // otherwise the release follows round 1's request there
+                            // otherwise the request follows round 1's there
                             return r1.handle((r, e) -> null)
-                                    .thenCompose(ignored -> n.<Long>runRelease(Scripts.RELEASE, keyList, args, send));
+                                    .thenCompose(ignored -> n.<Long>runRelease(script, keyList, args, send));
                         })
                 .neverDropped();
         long nodeTimeoutNanos = quorum.nodeTimeoutNanos();
@@ -151,6 +203,6 @@ final class RedlockHeldLock implements HeldLock {
             log.debug("distlock.redlock.release_by_answers lock={}", name);
             return true;
         }
-        throw quorum.noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
+        throw quorum.noMajority(name, what + name + "' is unconfirmed", round, releaseDeadline);
     }
 }
