@@ -133,7 +133,9 @@ final class Quorum {
     /**
      * Deletes {@code owner}'s lock on every node whose round-1 request did not answer "no": on a
      * node still busy with that request, the release follows it, so a late acquisition is undone
-     * too. Fire-and-forget; the keys expire with their TTL anyway.
+     * too. It wakes no queued waiter: a try fails because someone else holds the lock, and that
+     * one's release wakes the first in line, or on a split vote, whose contenders try again
+     * themselves. Fire-and-forget; the keys expire with their TTL anyway.
      */
     void releaseEverywhere(Round<List<?>> round1, String name, String owner) {
         List<String> keyList = List.of(keys.lockKey(name));
@@ -158,6 +160,11 @@ final class Quorum {
                 return null;
             });
         }
+    }
+
+    /** The keys of {@code REDLOCK_RELEASE} and {@code REDLOCK_RELEASE_AFTER}: lock, queue, waiters. */
+    List<String> releaseKeys(String name) {
+        return List.of(keys.lockKey(name), keys.queueKey(name), keys.waitersKey(name));
     }
 
     /**

@@ -4,7 +4,6 @@ import static io.distlock.redlock.internal.Quorum.directOrIo;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Ticker;
-import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Deadlines;
@@ -35,6 +34,8 @@ final class RedlockHeldLock implements HeldLock {
     private volatile long validUntil;
     /** The time to live renewals set: the acquisition's lease time, or the last extension's. */
     private volatile Duration leaseTime;
+    /** The waiters whose queue member got the lock (taken off the queue on release), or null. */
+    private final Waiters.Group queuedIn;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -42,7 +43,8 @@ final class RedlockHeldLock implements HeldLock {
             String owner,
             Round<List<?>> round1,
             OptionalLong token,
-            long validUntil) {
+            long validUntil,
+            Waiters.Group queuedIn) {
         this.driver = driver;
         this.quorum = driver.quorum();
         this.ticker = quorum.ticker();
@@ -52,6 +54,7 @@ final class RedlockHeldLock implements HeldLock {
         this.token = token;
         this.validUntil = validUntil;
         this.leaseTime = ctx.leaseTime();
+        this.queuedIn = queuedIn;
     }
 
     @Override
@@ -126,7 +129,8 @@ final class RedlockHeldLock implements HeldLock {
 
     /**
      * Compare-and-delete on every node, on each node's release lane (never behind acquisition
-     * rounds). Ends as soon as a majority deleted our value ({@code true}) or a majority no longer
+     * rounds); each node that deleted our value takes our queue member (if we waited) off its queue
+     * and wakes the first waiter queued there. Ends as soon as a majority deleted our value ({@code true}) or a majority no longer
      * held it ({@code false}); otherwise, once every node answered or timed out, {@code true} if a
      * majority answered (nodes that refused round 1 never held our value), else {@link
      * BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is
@@ -135,20 +139,34 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
-        String name = ctx.lockName();
-        RedisKeys keys = quorum.keys();
-        return finalRound(Scripts.RELEASE, List.of(owner, keys.channel(name)), "release of lock '");
+        return finalRound(
+                Scripts.REDLOCK_RELEASE,
+                List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
+                "release of lock '");
     }
 
     /**
      * Compare-and-{@code PEXPIRE delay} on every node, as {@link #release()} deletes: the lock then
-     * runs out on the servers {@code delay} from now, also if this client dies at once. Waiters
-     * learn the shorter time to live at their next try.
+     * runs out on the servers {@code delay} from now, also if this client dies at once. The first
+     * queued waiter is woken to learn the shorter time to live, and tries when it runs out.
      */
     @Override
     public boolean releaseAfter(Duration delay) {
         long millis = Math.max(1, delay.toMillis());
-        return finalRound(Scripts.RENEW, List.of(owner, Long.toString(millis)), "delayed release of lock '");
+        return finalRound(
+                Scripts.REDLOCK_RELEASE_AFTER,
+                List.of(owner, Long.toString(millis), member(), requeue()),
+                "delayed release of lock '");
+    }
+
+    /** The queue member that got the lock, or {@code ""}. */
+    private String member() {
+        return queuedIn == null ? "" : queuedIn.member();
+    }
+
+    /** {@code "1"} if other waiters of this provider share the member: it goes to the back of the line. */
+    private String requeue() {
+        return queuedIn != null && queuedIn.isOpen() ? "1" : "0";
     }
 
     /**
@@ -157,7 +175,7 @@ final class RedlockHeldLock implements HeldLock {
      */
     private boolean finalRound(Scripts.Script script, List<String> args, String what) {
         String name = ctx.lockName();
-        List<String> keyList = List.of(quorum.keys().lockKey(name));
+        List<String> keyList = quorum.releaseKeys(name);
         long sentAt = ticker.read();
         Round<Long> round = Round.<Long>startDirect(
                         ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {

@@ -144,7 +144,14 @@ class FencingLateRepliesIT {
     /** Empties {@code node}'s script cache and loads every script but {@code REDLOCK_RAISE}. */
     private static void withoutRaiseScript(RedisServer node) throws Exception {
         node.call("SCRIPT", "FLUSH");
-        for (Scripts.Script s : List.of(Scripts.REDLOCK_ACQUIRE, Scripts.RENEW, Scripts.RELEASE)) {
+        for (Scripts.Script s : List.of(
+                Scripts.REDLOCK_ACQUIRE,
+                Scripts.REDLOCK_ACQUIRE_QUEUED,
+                Scripts.RENEW,
+                Scripts.REDLOCK_RELEASE,
+                Scripts.RELEASE,
+                Scripts.REDLOCK_RELEASE_AFTER,
+                Scripts.REDLOCK_LEAVE)) {
             node.call("SCRIPT", "LOAD", s.text());
         }
     }
