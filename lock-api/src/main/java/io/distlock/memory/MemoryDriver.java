@@ -100,12 +100,15 @@ final class MemoryDriver implements LockDriver {
         private final String owner;
         private final long token;
         private volatile long validUntil;
+        /** The lease time renewals set: the attempt's, or the last extension's. */
+        private volatile Duration leaseTime;
 
         Held(AcquireContext ctx, String owner, long token, long validUntil) {
             this.ctx = ctx;
             this.owner = owner;
             this.token = token;
             this.validUntil = validUntil;
+            this.leaseTime = ctx.leaseTime();
         }
 
         @Override
@@ -121,9 +124,10 @@ final class MemoryDriver implements LockDriver {
         @Override
         public boolean renew() {
             long sentAt = ctx.ticker().read();
-            boolean ok = server.renew(ctx.lockName(), owner, ctx.leaseTime().toNanos());
+            Duration lease = leaseTime;
+            boolean ok = server.renew(ctx.lockName(), owner, lease.toNanos());
             if (ok) {
-                validUntil = ctx.validUntil(sentAt);
+                validUntil = ctx.validUntil(sentAt, lease);
             }
             return ok;
         }
@@ -133,6 +137,7 @@ final class MemoryDriver implements LockDriver {
             long sentAt = ctx.ticker().read();
             boolean ok = server.renew(ctx.lockName(), owner, leaseTime.toNanos());
             if (ok) {
+                this.leaseTime = leaseTime;
                 validUntil = ctx.validUntil(sentAt, leaseTime);
             }
             return ok;

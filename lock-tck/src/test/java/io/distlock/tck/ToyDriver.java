@@ -145,12 +145,15 @@ final class ToyDriver implements LockDriver {
         private final String owner;
         private final long token;
         private volatile long validUntil;
+        /** The time to live renewals set: the attempt's lease time, or the last extension's. */
+        private volatile Duration leaseTime;
 
         Held(AcquireContext ctx, String owner, long token, long validUntil) {
             this.ctx = ctx;
             this.owner = owner;
             this.token = token;
             this.validUntil = validUntil;
+            this.leaseTime = ctx.leaseTime();
         }
 
         @Override
@@ -166,14 +169,11 @@ final class ToyDriver implements LockDriver {
         @Override
         public boolean renew() {
             long sentAt = ctx.ticker().read();
+            Duration lease = leaseTime;
             boolean ok = server.renew(
-                    key(ctx.lockName()),
-                    owner,
-                    ctx.leaseTime().toNanos(),
-                    !bugs.contains(Bug.RENEW_IGNORES_OWNER),
-                    ttl());
+                    key(ctx.lockName()), owner, lease.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
             if (ok) {
-                validUntil = ctx.validUntil(sentAt);
+                validUntil = ctx.validUntil(sentAt, lease);
             }
             return ok;
         }
@@ -185,6 +185,7 @@ final class ToyDriver implements LockDriver {
             boolean ok = server.renew(
                     key(ctx.lockName()), owner, leaseTime.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
             if (ok) {
+                this.leaseTime = leaseTime;
                 validUntil = ctx.validUntil(sentAt, leaseTime);
             }
             return ok;
