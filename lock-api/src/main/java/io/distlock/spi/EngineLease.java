@@ -111,7 +111,7 @@ final class EngineLease implements Lease {
         var options = ctx.options();
         boolean renews = renews();
         if (renews) {
-            long at = engine.renewals().dueAt(ticker.read(), renewalIntervalNanos);
+            long at = engine.renewals().dueAt(ticker.read(), renewalIntervalNanos, true);
             long deadline = deadline();
             expiryCheckDeferred = at != Deadlines.NEVER && deadline != Deadlines.NEVER && at - deadline < 0;
             scheduleRenewalAt(at);
@@ -152,7 +152,7 @@ final class EngineLease implements Lease {
      * previous one) rounded down to the renewal grid ({@link RenewalBatches#dueAt}).
      */
     private void scheduleRenewal() {
-        scheduleRenewalAt(engine.renewals().dueAt(ticker.read(), renewalIntervalNanos));
+        scheduleRenewalAt(engine.renewals().dueAt(ticker.read(), renewalIntervalNanos, false));
     }
 
     /** A renewal task at {@code at} on the timer thread, replacing any earlier one. */
@@ -507,7 +507,7 @@ final class EngineLease implements Lease {
     private void followRenewalInterval(Duration leaseTime) {
         long interval = Math.max(1, (long) (leaseTime.toNanos() * ctx.options().renewalFraction()));
         renewalIntervalNanos = interval;
-        long at = engine.renewals().dueAt(ticker.read(), interval);
+        long at = engine.renewals().dueAt(ticker.read(), interval, false);
         long planned = nextRenewalAt;
         if (at != Deadlines.NEVER && (planned == Deadlines.NEVER || planned - at > 0)) {
             scheduleRenewalAt(at);

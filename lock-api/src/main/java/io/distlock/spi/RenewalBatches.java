@@ -9,21 +9,25 @@ import org.slf4j.event.Level;
  * together.
  *
  * <p>A renewal is due {@code interval} after the previous one (or the acquisition), rounded down to a
- * grid of half the engine's renewal interval that every lease of the engine shares (halved again for
- * a lease whose own interval is shorter than twice the grid). Renewing early is always safe (the new
- * validity counts from the request), and it makes leases come due at the same readings: the timer
- * thread runs all renewal tasks of one reading in one pass, each adds its lease to the pending batch,
- * and after the pass the whole batch goes to the watchdog thread as one task, which renews it with
- * one {@link BatchRenewal#renewAll} call. So a provider renews at most twice per renewal interval
- * for any number of leases of the engine's lease time, and a lease is renewed between half an
- * interval and one interval after its previous renewal (exactly one interval once it is in step).
+ * grid that every lease of the engine shares: the engine's renewal interval (halved until it is no
+ * longer than the lease's own interval), and half of that for a lease's first renewal, which so comes
+ * due at least half an interval after the acquisition (arming a lease then does not wake the timer
+ * thread). Renewing early is always safe (the new validity counts from the request), and it makes
+ * leases come due at the same readings: the timer thread runs all renewal tasks of one reading in
+ * one pass, each adds its lease to the pending batch, and after the pass the whole batch goes to the
+ * watchdog thread as one task, which renews it with one {@link BatchRenewal#renewAll} call.
+ *
+ * <p>So every lease is renewed at most one interval after its previous renewal (or half an interval
+ * to one interval after its acquisition), and leases of the engine's lease time that are held on
+ * fall into step: one batch per renewal interval for any number of them, plus at most one for those
+ * acquired during it.
  */
 final class RenewalBatches {
     private final LockEngine engine;
     private final BatchRenewal renewal;
     /** Ticker reading all grids are aligned to. */
     private final long origin;
-    /** The grid step for leases of the engine's own lease time: half its renewal interval (≥ 1). */
+    /** The grid step for leases of the engine's own lease time: its renewal interval (≥ 1). */
     private final long grid;
     /** Leases whose renewal came due in the timer thread's current pass; only that thread touches it. */
     private List<EngineLease> pending = new ArrayList<>();
@@ -32,20 +36,22 @@ final class RenewalBatches {
         this.engine = engine;
         this.renewal = renewal;
         this.origin = origin;
-        this.grid = Math.max(1, renewalIntervalNanos / 2);
+        this.grid = Math.max(1, renewalIntervalNanos);
     }
 
     /**
      * The ticker reading at which a renewal {@code intervalNanos} after {@code now} is due: {@code
-     * now + interval} rounded down to the grid ({@link Deadlines#NEVER} if that overflows).
+     * now + interval} rounded down to the grid, or to half the grid for a lease's {@code first}
+     * renewal ({@link Deadlines#NEVER} if that overflows).
      */
-    long dueAt(long now, long intervalNanos) {
+    long dueAt(long now, long intervalNanos, boolean first) {
         long due = Deadlines.after(now, intervalNanos);
         if (due == Deadlines.NEVER) {
             return due;
         }
+        long longest = first ? intervalNanos / 2 : intervalNanos;
         long step = grid;
-        while (step > 1 && step > intervalNanos / 2) {
+        while (step > 1 && step > longest) {
             step >>= 1; // a power-of-two fraction of the grid: its readings include the grid's
         }
         return due - Math.floorMod(due - origin, step);
