@@ -8,7 +8,7 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of lock-redis and lock-redlock; each runs atomically on the server in one round
  * trip. lock-redis runs {@link #ACQUIRE}, {@link #ACQUIRE_QUEUED}, {@link #RELEASE_QUEUED}, {@link
- * #RELEASE} and {@link #RENEW}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link
+ * #RELEASE}, {@link #RENEW} and {@link #RENEW_MANY}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link
  * #REDLOCK_ACQUIRE_QUEUED}, {@link #REDLOCK_RAISE}, {@link #RENEW}, {@link #REDLOCK_RELEASE},
  * {@link #REDLOCK_RELEASE_AFTER}, {@link #REDLOCK_LEAVE} and (to undo a failed try) {@link #RELEASE}
  * on each of its independent masters. {@link ScriptRunner} sends them.
@@ -242,6 +242,23 @@ public final class Scripts {
             "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
             "end",
             "return 0"));
+
+    /**
+     * Many renewals in one call. KEYS: lock keys (on Redis Cluster all in one hash slot). ARGV: for
+     * the i-th key, its owner value at {@code 2i - 1} and its lease ms at {@code 2i}. Each key is
+     * compare-and-{@code PEXPIRE}d as {@link #RENEW} does. Returns one 1 or 0 per key, in order.
+     */
+    public static final Script RENEW_MANY = new Script(String.join(
+            "\n",
+            "local r = {}",
+            "for i = 1, #KEYS do",
+            "  if redis.call('GET', KEYS[i]) == ARGV[2 * i - 1] then",
+            "    r[i] = redis.call('PEXPIRE', KEYS[i], ARGV[2 * i])",
+            "  else",
+            "    r[i] = 0",
+            "  end",
+            "end",
+            "return r"));
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
