@@ -7,11 +7,11 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.TlsOptions;
-import io.distlock.mysql.internal.HeldRowLock;
+import io.distlock.jdbc.core.JdbcAddress;
+import io.distlock.jdbc.core.LeaseWork;
+import io.distlock.jdbc.core.RowClaimer;
+import io.distlock.jdbc.core.RowLockDriver;
 import io.distlock.mysql.internal.MySqlDrivers;
-import io.distlock.mysql.internal.RowClaimer;
-import io.distlock.mysql.internal.RowLockDriver;
 import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
 import io.distlock.spi.UriParameters;
@@ -88,6 +88,7 @@ import javax.sql.DataSource;
 public final class MySqlLockProvider implements LockProvider {
     private final LockEngine engine;
     private final RowLockDriver driver;
+    private final LeaseWork work;
     private final RowClaims claims;
     private final MySqlLockOptions options;
     private final String description;
@@ -100,19 +101,9 @@ public final class MySqlLockProvider implements LockProvider {
                 : "url=" + UriParameters.redact(b.jdbcUrl);
         this.driver = MySqlDrivers.open(b.jdbcUrl, b.dataSource, b.options, b.lockOptions);
         this.engine = LockEngine.create(driver, b.lockOptions);
-        this.claims = new RowClaims(driver);
-        this.faultHooks = new FaultHooks() {
-            @Override
-            public void simulateCrash() {
-                engine.abandon();
-            }
-
-            @Override
-            public void simulateFreeze() {
-                driver.freeze();
-                engine.abandon();
-            }
-        };
+        this.work = new LeaseWork(engine, driver);
+        this.claims = new RowClaims(work);
+        this.faultHooks = driver.faultHooks(engine);
     }
 
     public static Builder builder() {
@@ -155,29 +146,12 @@ public final class MySqlLockProvider implements LockProvider {
      * @throws LeaseLostException if the lease is no longer valid
      */
     public Connection connection(Lease lease) {
-        return heldFor(lease).connection();
+        return work.connection(lease);
     }
 
     /** The server's id of {@code lease}'s lock connection ({@code CONNECTION_ID()}), for tests. */
     long connectionId(Lease lease) {
-        return heldFor(lease).connectionId();
-    }
-
-    private HeldRowLock heldFor(Lease lease) {
-        Objects.requireNonNull(lease, "lease must not be null");
-        if (!engine.heldLeases().contains(lease)) {
-            throw new IllegalArgumentException(
-                    "lease for lock '" + lease.lockName() + "' was not acquired through this provider or is released");
-        }
-        lease.checkValid();
-        HeldRowLock h = driver.held(lease.lockName())
-                .filter(x -> x.fencingToken().equals(lease.fencingToken()))
-                .orElseThrow(() -> new LeaseLostException("lock connection is gone", lease.lockName(), "mysql"));
-        // Work done on the connection must not commit once the lease is lost (validity passed,
-        // maxHoldTime reached, provider closed): the release then rolls back. lost() completes
-        // before the engine's own release runs, on the thread that marks the loss.
-        lease.lost().thenRun(h::rollbackOnRelease);
-        return h;
+        return work.connectionId(lease);
     }
 
     /** Work done on a connection. */
@@ -206,36 +180,7 @@ public final class MySqlLockProvider implements LockProvider {
     public <T> Optional<T> withLockedConnection(String name, Duration maxWait, SqlWork<T> work)
             throws SQLException, InterruptedException {
         Objects.requireNonNull(work, "work must not be null");
-        Optional<Lease> maybe = lock(name).tryAcquire(maxWait);
-        if (maybe.isEmpty()) {
-            return Optional.empty();
-        }
-        Lease lease = maybe.get();
-        HeldRowLock h;
-        try {
-            h = heldFor(lease);
-        } catch (RuntimeException e) {
-            lease.release();
-            throw e;
-        }
-        T result;
-        try {
-            result = work.run(h.connection());
-            lease.checkValid();
-        } catch (SQLException | RuntimeException | Error e) {
-            h.rollbackOnRelease();
-            try {
-                lease.release();
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-        if (!lease.release()) {
-            throw new LeaseLostException(
-                    "lease was lost before the commit; the work may not have been committed", name, "mysql");
-        }
-        return Optional.ofNullable(result);
+        return this.work.withLockedConnection(name, maxWait, work::run);
     }
 
     /**
@@ -339,11 +284,7 @@ public final class MySqlLockProvider implements LockProvider {
          * with the options' credentials, TLS, timeouts and size.
          */
         public Builder jdbcUrl(String jdbcUrl) {
-            Objects.requireNonNull(jdbcUrl, "jdbcUrl must not be null");
-            if (!jdbcUrl.startsWith("jdbc:mysql:") && !jdbcUrl.startsWith("jdbc:mariadb:")) {
-                throw new IllegalArgumentException(
-                        "jdbcUrl must start with jdbc:mysql: (was '" + UriParameters.redact(jdbcUrl) + "')");
-            }
+            JdbcAddress.checkJdbcUrl(jdbcUrl, "jdbc:mysql:", "jdbc:mariadb:");
             this.jdbcUrl = jdbcUrl;
             return this;
         }
@@ -387,17 +328,7 @@ public final class MySqlLockProvider implements LockProvider {
          * @throws BackendUnavailableException if the server cannot be reached
          */
         public MySqlLockProvider build() {
-            if (jdbcUrl != null && dataSource != null) {
-                throw new IllegalArgumentException("set either jdbcUrl or dataSource, not both");
-            }
-            if (jdbcUrl == null && dataSource == null) {
-                throw new IllegalArgumentException("jdbcUrl or dataSource must be set");
-            }
-            if (dataSource != null
-                    && (options.credentials().isPresent() || !options.tls().equals(TlsOptions.disabled()))) {
-                throw new IllegalArgumentException("options.credentials and options.tls apply to the pool the"
-                        + " provider opens from a jdbcUrl; configure them on your dataSource instead");
-            }
+            JdbcAddress.checkOneSource(jdbcUrl, dataSource, options.credentials(), options.tls());
             return new MySqlLockProvider(this);
         }
 

@@ -1,10 +1,7 @@
 package io.distlock.mysql;
 
 import io.distlock.testing.servers.MariaDbServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import io.distlock.testing.servers.SqlScript;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,25 +25,7 @@ final class LeastPrivilegeUser {
 
     /** The shipped DDL with {@code options}' table names, one statement per element. */
     static List<String> schemaSql(MySqlLockOptions options) {
-        String sql;
-        try (InputStream in = MySqlLockProvider.class.getResourceAsStream("/io/distlock/mysql/schema.sql")) {
-            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        StringBuilder code = new StringBuilder();
-        for (String line : sql.split("\n")) {
-            if (!line.startsWith("--")) {
-                code.append(line).append('\n');
-            }
-        }
-        List<String> out = new ArrayList<>();
-        for (String stmt : code.toString().split(";")) {
-            if (!stmt.isBlank()) {
-                out.add(stmt.replace("distlock_locks", options.table()).trim());
-            }
-        }
-        return out;
+        return SqlScript.statements("/io/distlock/mysql/schema.sql", "distlock_locks", options.table());
     }
 
     /** The GRANTs of the README for {@code user} on {@code options}' tables in {@code database}. */

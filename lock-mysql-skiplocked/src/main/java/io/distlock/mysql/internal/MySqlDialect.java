@@ -2,6 +2,8 @@ package io.distlock.mysql.internal;
 
 import io.distlock.Capabilities;
 import io.distlock.LockConfigurationException;
+import io.distlock.LockNames;
+import io.distlock.jdbc.core.SqlDialect;
 import io.distlock.mysql.MySqlLockOptions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: MySQL 8.0+ / MariaDB 10.6+ through MySQL Connector/J. The one place for the SQL the lock
+ * Internal: MySQL 8.0+ / MariaDB 10.6+ through MySQL Connector/J, the {@link SqlDialect} of the
+ * row-lock core in lock-jdbc-core. The one place for the SQL the lock
  * sends and the server's error codes; {@code distlock-compare} reads the statements from here for
  * its bare-statement floor, so that it times exactly what the lock sends.
  *
@@ -100,6 +103,12 @@ public final class MySqlDialect implements SqlDialect {
     @Override
     public Capabilities capabilities() {
         return CAPABILITIES;
+    }
+
+    /** {@link LockNames#encode(String)}: ASCII, injective, at most 768 characters (the column's width). */
+    @Override
+    public String key(String lockName) {
+        return LockNames.encode(lockName);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: where the provider's connections come from and go back to, from the provider's own
+ * Where the provider's connections come from and go back to, from the provider's own
  * HikariCP pool or a caller's {@link DataSource}.
  *
  * <ul>
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       returned.
  * </ul>
  */
-final class LockConnections {
+public final class LockConnections {
     private static final Logger log = LoggerFactory.getLogger(LockConnections.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
     /** How often a wait for a pooled connection checks whether the server refused the last login. */
@@ -55,7 +55,7 @@ final class LockConnections {
      *     opened itself)
      * @param poolSize the pool's size, for messages
      */
-    LockConnections(DataSource dataSource, boolean ownsDataSource, SqlDialect dialect, int poolSize) {
+    public LockConnections(DataSource dataSource, boolean ownsDataSource, SqlDialect dialect, int poolSize) {
         this.dataSource = dataSource;
         this.ownsDataSource = ownsDataSource;
         this.dialect = dialect;
@@ -66,12 +66,18 @@ final class LockConnections {
      * Opens the provider's own pool: {@code poolSize} connections at most, opened when a borrower
      * finds none idle and never in the background ({@code minimumIdle} 0: the only traffic while
      * locks are held is their heartbeats), kept idle for HikariCP's {@code idleTimeout}; autocommit
-     * off; {@code READ COMMITTED}, so that lock rows and claims take no gap locks.
+     * off; {@code READ COMMITTED}, so that lock rows and claims take no gap locks. Named {@code
+     * distlock-<backend>-pool-N}.
      */
-    static HikariDataSource openPool(
-            String jdbcUrl, Credentials credentials, int poolSize, Duration waitTimeout, Properties driverProperties) {
+    public static HikariDataSource openPool(
+            String backend,
+            String jdbcUrl,
+            Credentials credentials,
+            int poolSize,
+            Duration waitTimeout,
+            Properties driverProperties) {
         HikariConfig config = new HikariConfig();
-        config.setPoolName("distlock-mysql-pool-" + POOLS.incrementAndGet());
+        config.setPoolName("distlock-" + backend + "-pool-" + POOLS.incrementAndGet());
         config.setJdbcUrl(jdbcUrl);
         if (credentials != null) {
             credentials.user().ifPresent(config::setUsername);
@@ -146,7 +152,8 @@ final class LockConnections {
      */
     Connection borrow(String lockName) {
         if (closed) {
-            throw new IllegalStateException("provider is closed (lock '" + lockName + "', backend mysql)");
+            throw new IllegalStateException(
+                    "provider is closed (lock '" + lockName + "', backend " + dialect.backend() + ")");
         }
         try {
             Connection c = get();
@@ -197,7 +204,7 @@ final class LockConnections {
                 ((HikariDataSource) dataSource).evictConnection(c);
                 return;
             } catch (RuntimeException e) {
-                log.debug("distlock.mysql.evict_failed", e);
+                log.debug("distlock.jdbc.evict_failed backend={}", dialect.backend(), e);
             }
         }
         dialect.abort(c);
@@ -217,7 +224,7 @@ final class LockConnections {
         try {
             c.close();
         } catch (SQLException e) {
-            log.debug("distlock.mysql.close_failed", e);
+            log.debug("distlock.jdbc.close_failed", e);
         }
     }
 
