@@ -49,7 +49,12 @@ final class PostgresTckFixture implements TckFixture {
      *     administrator, only the documented GRANTs) instead of the database's owner
      */
     PostgresTckFixture(boolean proxied, boolean leastPrivilege) {
-        this.db = PostgresServer.start();
+        this(PostgresServer.start(), proxied, leastPrivilege);
+    }
+
+    /** A fixture on {@code db}, which it closes. */
+    PostgresTckFixture(PostgresServer db, boolean proxied, boolean leastPrivilege) {
+        this.db = db;
         this.proxied = proxied;
         this.leastPrivilege = leastPrivilege;
         if (leastPrivilege) {

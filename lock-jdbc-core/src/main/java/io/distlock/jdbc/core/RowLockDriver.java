@@ -187,7 +187,8 @@ public final class RowLockDriver implements LockDriver {
         if (dialect.isPrivilegeError(e)) {
             return new LockConfigurationException(
                     what + " on lock '" + lockName + "': the lock user lacks a privilege (it needs "
-                            + dialect.requiredPrivileges() + "): " + e.getMessage(),
+                            + dialect.requiredPrivileges() + "): " + e.getMessage() + " (SQLState "
+                            + e.getSQLState() + ")",
                     dialect.backend(),
                     e);
         }

@@ -292,27 +292,38 @@ public final class PostgresDialect implements SqlDialect {
         return INSUFFICIENT_PRIVILEGE.equals(e.getSQLState());
     }
 
-    /** Server and TLS messages never contain the password. */
+    /**
+     * The deepest refusal in the cause chain (the driver's own exception, not the pool's timeout
+     * that carries its SQLState), named with its SQLState. Server and TLS messages never contain the
+     * password.
+     */
     @Override
     public LockConfigurationException refusal(SQLException e) {
+        Throwable tls = null;
+        SQLException login = null;
         for (Throwable c = e; c != null; c = c.getCause()) {
             if (isTlsTrustFailure(c)) {
-                return new LockConfigurationException(
-                        "cannot connect: TLS failed (check the trust: it must hold the CA that signed the"
-                                + " server's certificate, whose name must match the host): " + c.getMessage(),
-                        backend(),
-                        e);
-            }
-            if (c instanceof SQLException sql
+                tls = c;
+            } else if (c instanceof SQLException sql
                     && sql.getSQLState() != null
                     && LOGIN_REFUSED.contains(sql.getSQLState())) {
-                return new LockConfigurationException(
-                        "cannot connect: the server refused the login (wrong role or password, a database the"
-                                + " role may not connect to, a pg_hba.conf rule, or TLS the server does not offer;"
-                                + " the password is not shown): " + c.getMessage(),
-                        backend(),
-                        e);
+                login = sql;
             }
+        }
+        if (tls != null) {
+            return new LockConfigurationException(
+                    "cannot connect: TLS failed (check the trust: it must hold the CA that signed the server's"
+                            + " certificate, whose name must match the host): " + tls.getMessage(),
+                    backend(),
+                    e);
+        }
+        if (login != null) {
+            return new LockConfigurationException(
+                    "cannot connect: the server refused the login (wrong role or password, a database the role may"
+                            + " not connect to, a pg_hba.conf rule, or TLS the server does not offer; the password"
+                            + " is not shown): " + login.getMessage() + " (SQLState " + login.getSQLState() + ")",
+                    backend(),
+                    e);
         }
         return null;
     }
