@@ -34,7 +34,8 @@ final class ReadmeSection {
             "redis-sentinel/server", "see failover",
             "redlock/server", "see node loss",
             "etcd/server", "not in these results (`restart-member-lose-data` was added to etcd after them)",
-            "mysql/failover", "n/a: one server (replica failover is not tested)");
+            "mysql/failover", "n/a: one server (replica failover is not tested)",
+            "postgresql/failover", "n/a: one server (replica failover is not tested)");
 
     private ReadmeSection() {}
 
@@ -109,7 +110,9 @@ final class ReadmeSection {
                 .append(run.host())
                 .append(", `")
                 .append(run.command())
-                .append("`). Lock clients in separate JVMs read-modify-write a MariaDB account guarded by ")
+                .append("`).")
+                .append(ReportWriter.earlierRuns(run))
+                .append(" Lock clients in separate JVMs read-modify-write a MariaDB account guarded by ")
                 .append("`JdbcFencingGuard` while each fault is injected; each cell links to the fault run that")
                 .append(" shows it (the worst of its runs), every run is in [")
                 .append(resultsLink)

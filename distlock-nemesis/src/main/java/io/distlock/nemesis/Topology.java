@@ -4,7 +4,6 @@ import io.distlock.testing.faults.Fault;
 import io.distlock.testing.faults.Faults;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.EtcdCluster;
-import io.distlock.testing.servers.MariaDbServer;
 import io.distlock.testing.servers.RedisSentinelSetup;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
@@ -28,7 +27,7 @@ abstract class Topology implements AutoCloseable {
         this.leaseMs = leaseMs;
     }
 
-    /** The backend's name in reports: redis, redis-sentinel, redlock, zookeeper, etcd, mysql. */
+    /** The backend's name in reports: redis, redis-sentinel, redlock, zookeeper, etcd, mysql, postgresql. */
     abstract String name();
 
     /** What runs, in one line (for reports). */
@@ -125,13 +124,15 @@ abstract class Topology implements AutoCloseable {
             case "redlock" -> new Redlock(leaseMs);
             case "zookeeper" -> new ZooKeeper(leaseMs);
             case "etcd" -> new Etcd(leaseMs);
-            case "mysql" -> new MySql(leaseMs);
+            case "mysql" -> new MySqlTopology(leaseMs);
+            case "postgresql" -> new PostgresTopology(leaseMs);
             default ->
                 throw new IllegalArgumentException("backend must be one of " + BACKENDS + " (was '" + backend + "')");
         };
     }
 
-    static final List<String> BACKENDS = List.of("redis", "redis-sentinel", "redlock", "zookeeper", "etcd", "mysql");
+    static final List<String> BACKENDS =
+            List.of("redis", "redis-sentinel", "redlock", "zookeeper", "etcd", "mysql", "postgresql");
 
     private static final List<FaultKind> CLIENT_FAULTS = List.of(
             FaultKind.PAUSE_HOLDER,
@@ -140,7 +141,8 @@ abstract class Topology implements AutoCloseable {
             FaultKind.RESET_CONNECTIONS,
             FaultKind.LATENCY);
 
-    private static List<FaultKind> with(FaultKind... more) {
+    /** The faults every backend gets, then {@code more}. */
+    static List<FaultKind> with(FaultKind... more) {
         List<FaultKind> l = new ArrayList<>(CLIENT_FAULTS);
         l.addAll(List.of(more));
         return List.copyOf(l);
@@ -469,113 +471,6 @@ abstract class Topology implements AutoCloseable {
         @Override
         protected void closeServers() {
             cluster.close();
-        }
-    }
-
-    /** One MariaDB server for the locks (separate from the resource's). */
-    static final class MySql extends Topology {
-        private final MariaDbServer server = MariaDbServer.start();
-
-        MySql(long leaseMs) {
-            super(leaseMs);
-        }
-
-        @Override
-        String name() {
-            return "mysql";
-        }
-
-        @Override
-        String describe() {
-            return "1 MariaDB 10.11 server for the locks (the guarded resource is another server)";
-        }
-
-        @Override
-        List<FaultKind> faults() {
-            return with(FaultKind.RESTART_SERVER_KEEP_DATA, FaultKind.RESTART_SERVER_LOSE_DATA);
-        }
-
-        /**
-         * After a restart without data the token counter starts again at 1, below every token the
-         * guarded resource has seen: from then on the resource rejects every write until the new
-         * counter passes the old one, which takes as many acquisitions as were made before. Run
-         * once, at the end, so the faults before it see a live lock.
-         */
-        @Override
-        boolean repeatable(FaultKind kind) {
-            return kind != FaultKind.RESTART_SERVER_LOSE_DATA;
-        }
-
-        @Override
-        String describe(FaultKind kind) {
-            return kind == FaultKind.RESTART_SERVER_LOSE_DATA
-                    ? "lock server SIGKILLed, restarted without its data, lock tables re-created empty (the token"
-                            + " counter starts again at 1, below the tokens the resource has seen)"
-                    : kind.description();
-        }
-
-        @Override
-        List<String> nodes() {
-            return List.of(server.address());
-        }
-
-        @Override
-        String uri(List<String> a) {
-            return "mysql://" + server.user() + ":" + server.password() + "@" + a.get(0) + "/" + server.database()
-                    + "?createSchema=true&leaseTime=" + lease(leaseMs);
-        }
-
-        @Override
-        Fault serverFault(FaultKind kind, Duration d) {
-            return switch (kind) {
-                case RESTART_SERVER_KEEP_DATA -> Faults.kill(server, true, d);
-                case RESTART_SERVER_LOSE_DATA ->
-                    Fault.inject(
-                            "restart-lose-data-" + server.port(),
-                            () -> {
-                                server.restart(false);
-                                // what an operator restoring the server does: the published schema, empty
-                                createSchema();
-                            },
-                            () -> {},
-                            d);
-                default -> super.serverFault(kind, d);
-            };
-        }
-
-        /** Runs lock-mysql-skiplocked's {@code schema.sql} (the default table names) as the lock user. */
-        private void createSchema() {
-            String sql;
-            try (java.io.InputStream in =
-                    MariaDbServer.class.getClassLoader().getResourceAsStream("io/distlock/mysql/schema.sql")) {
-                if (in == null) {
-                    throw new IllegalStateException("io/distlock/mysql/schema.sql is not on the class path");
-                }
-                sql = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException("cannot read schema.sql", e);
-            }
-            StringBuilder withoutComments = new StringBuilder();
-            for (String line : sql.split("\n")) {
-                if (!line.strip().startsWith("--")) {
-                    withoutComments.append(line).append('\n');
-                }
-            }
-            try (java.sql.Connection c = server.connect();
-                    java.sql.Statement st = c.createStatement()) {
-                for (String statement : withoutComments.toString().split(";")) {
-                    if (!statement.isBlank()) {
-                        st.execute(statement);
-                    }
-                }
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException("cannot re-create the lock schema: " + e.getMessage(), e);
-            }
-        }
-
-        @Override
-        protected void closeServers() {
-            server.close();
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
-import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.internal.ConnectorJSettings;
 import io.distlock.mysql.internal.MySqlDialect;
@@ -143,22 +142,10 @@ final class MySqlBackend extends ServerBackend {
                 .withServerRequests(counter(this::questions))
                 .withServerVersion(version));
         if (peers) {
-            try {
-                JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password());
-            } catch (SQLException e) {
-                throw unchecked(e);
-            }
-            String jdbcUrl = server.jdbcUrl();
-            String user = server.user();
-            String password = server.password();
-            out.add(ComparisonTarget.of(
-                            "spring-integration JdbcLockRegistry",
-                            "mysql",
-                            () -> new JdbcLockRegistryClient(jdbcUrl, user, password))
+            out.add(jdbcLockRegistryPeer("mysql", "mysql", server.jdbcUrl(), server.user(), server.password())
                     .withFloor(this::selectOne, FLOOR_STATEMENTS)
                     .withServerRequests(counter(this::questions))
-                    .withServerVersion(version)
-                    .asPeer());
+                    .withServerVersion(version));
         }
         return out;
     }

@@ -14,6 +14,11 @@ import java.util.List;
 public final class SqlScript {
     private SqlScript() {}
 
+    /** The statements of {@code resource} (an absolute class-path name) as they are. */
+    public static List<String> statements(String resource) {
+        return statements(resource, "", "");
+    }
+
     /**
      * The statements of {@code resource} (an absolute class-path name), with every {@code from}
      * replaced by {@code to} (a table name of the options under test).
@@ -39,7 +44,7 @@ public final class SqlScript {
         List<String> out = new ArrayList<>();
         for (String stmt : code.toString().split(";")) {
             if (!stmt.isBlank()) {
-                out.add(stmt.replace(from, to).trim());
+                out.add((from.isEmpty() ? stmt : stmt.replace(from, to)).trim());
             }
         }
         return out;
