@@ -2,6 +2,7 @@ package io.distlock.mysql;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.ConnectionPoolMetrics;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
@@ -42,10 +43,14 @@ import javax.sql.DataSource;
  *       that stops heartbeating is disconnected by the server, and its row lock released, about one
  *       lease after its last heartbeat; its lease is reported lost on the client by then (it is never
  *       reported valid past {@code lastHeartbeatSent + leaseTime - safetyMargin}).
- *   <li><b>Fencing tokens</b> come from an {@code AUTO_INCREMENT} column ({@code REPLACE} into the
- *       token table, committed on its own once the row lock is held): strictly increasing across
- *       holders of all locks of the table, including after a holder's rollback and a server restart
- *       or crash (as durable as the server's {@code innodb_flush_log_at_trx_commit} makes commits).
+ *   <li><b>Fencing tokens</b> come from the token table's one counter, set to {@code max(counter +
+ *       1, server time in µs)} by one statement committed on its own once the row lock is held:
+ *       strictly increasing across holders of all locks of the table, including after a holder's
+ *       rollback, a server restart or crash (as durable as the server's {@code
+ *       innodb_flush_log_at_trx_commit} makes commits), and a restore or restart without the data
+ *       (the clock floor lies above every token handed out before), as long as the server's clock does
+ *       not step back by more than the time since; when it steps back, tokens continue from the
+ *       counter.
  *   <li><b>Server restart or failover</b> drops every row lock at once; a holder learns it at its next
  *       heartbeat, so another client may acquire while the old holder still believes it holds the
  *       lock for up to one heartbeat interval ({@link Capabilities.Failover#MAY_GRANT_TWICE}). Guard
@@ -246,11 +251,17 @@ public final class MySqlLockProvider implements LockProvider {
      * server drops them at {@code wait_timeout}, about one lease after the last heartbeat; {@link
      * #close()} closes them afterwards). Either reports the held leases lost and leaves the provider
      * unusable. For tests and fault injection.
+     *
+     * <p>Also offers {@link ConnectionPoolMetrics}: how many pooled connections hold locks, are in use,
+     * and the pool's size (lock-micrometer's {@code MicrometerPoolMetrics} makes gauges of them).
      */
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
         if (type == FaultHooks.class) {
             return Optional.of(type.cast(faultHooks));
+        }
+        if (type == ConnectionPoolMetrics.class) {
+            return Optional.of(type.cast(driver.poolMetrics()));
         }
         return LockProvider.super.unwrap(type);
     }

@@ -12,10 +12,10 @@ import java.util.List;
  *
  * <pre>
  * GRANT SELECT, INSERT, UPDATE ON db.distlock_locks       TO 'distlock_app'@'%';
- * GRANT SELECT, INSERT, DELETE ON db.distlock_locks_token TO 'distlock_app'@'%';
+ * GRANT SELECT, INSERT, UPDATE ON db.distlock_locks_token TO 'distlock_app'@'%';
  * </pre>
  *
- * (no CREATE, no DELETE on the lock table, nothing on other tables).
+ * (no CREATE, no DELETE, nothing on other tables).
  */
 final class LeastPrivilegeUser {
     static final String USER = "distlock_app";
@@ -32,7 +32,7 @@ final class LeastPrivilegeUser {
     static List<String> grants(String database, MySqlLockOptions options, String user) {
         return List.of(
                 "GRANT SELECT, INSERT, UPDATE ON " + database + "." + options.table() + " TO '" + user + "'@'%'",
-                "GRANT SELECT, INSERT, DELETE ON " + database + "." + options.tokenTable() + " TO '" + user + "'@'%'");
+                "GRANT SELECT, INSERT, UPDATE ON " + database + "." + options.tokenTable() + " TO '" + user + "'@'%'");
     }
 
     /** Creates the tables as root and the user {@link #USER} with only the documented grants. */

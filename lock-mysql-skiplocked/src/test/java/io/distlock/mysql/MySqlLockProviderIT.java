@@ -12,6 +12,7 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.fencing.JdbcFencingGuard;
 import io.distlock.fencing.StaleTokenException;
+import io.distlock.testing.PoolExhaustion;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -272,6 +273,79 @@ class MySqlLockProviderIT {
         try (MySqlLockProvider b = client()) {
             Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
             assertThat(lb.fencingToken().getAsLong()).isGreaterThan(before);
+            lb.release();
+        }
+    }
+
+    /** The server's clock in µs, as the token statement reads it. */
+    private static long serverMicros() throws SQLException {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void setCounter(long value) throws SQLException {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement()) {
+            assertThat(s.executeUpdate("UPDATE distlock_locks_token SET token = " + value))
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void tokenFloor_counterBehindTheClock_tokenIsTheClock(TestInfo info) throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client()) {
+            long earlier =
+                    a.lock(name).tryAcquire().orElseThrow().fencingToken().getAsLong();
+            a.heldLeases().forEach(Lease::release);
+            // as after a restore from an old backup: the counter far below the tokens handed out
+            setCounter(1000);
+            long clockBefore = serverMicros();
+            Lease l = a.lock(name).tryAcquire().orElseThrow();
+            long token = l.fencingToken().getAsLong();
+            assertThat(token).isBetween(clockBefore, serverMicros()).isGreaterThan(earlier);
+            l.release();
+        }
+    }
+
+    @Test
+    void tokenFloor_counterAheadOfTheClock_tokensContinueFromTheCounter(TestInfo info) throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client()) {
+            a.lock(name).tryAcquire().orElseThrow().release(); // the counter row exists
+            // as after the server's clock stepped back: the counter holds the highest token, ahead
+            long ahead = serverMicros() + 3_600_000_000L;
+            setCounter(ahead);
+            Lease first = a.lock(name).tryAcquire().orElseThrow();
+            assertThat(first.fencingToken().getAsLong()).isEqualTo(ahead + 1);
+            first.release();
+            Lease second = a.lock(name).tryAcquire().orElseThrow();
+            assertThat(second.fencingToken().getAsLong()).isEqualTo(ahead + 2);
+            second.release();
+        } finally {
+            setCounter(1000); // later tests expect the counter near the clock again
+        }
+    }
+
+    @Test
+    void serverRestartedWithoutData_tablesRecreated_tokensStillAboveEveryEarlierOne(TestInfo info) throws Exception {
+        String name = name(info);
+        long before;
+        try (MySqlLockProvider a = client()) {
+            Lease la = a.lock(name).acquire();
+            before = la.fencingToken().getAsLong();
+            la.release();
+        }
+        fixture.db().restart(false);
+        try (MySqlLockProvider b = client()) { // createSchema(true): empty tables, no counter row
+            Lease lb = b.lock(name).tryAcquire().orElseThrow();
+            assertThat(lb.fencingToken().getAsLong())
+                    .as("the clock floor lies above the tokens handed out before")
+                    .isGreaterThan(before);
             lb.release();
         }
     }
@@ -578,7 +652,8 @@ class MySqlLockProviderIT {
             }
             long perCycle = (questions(root) - q0 - 1) / cycles;
             System.out.println("mysql acquire+release statements per cycle: " + perCycle);
-            // SELECT ... SKIP LOCKED, REPLACE (token); COMMIT. The released connection stays warm
+            // SELECT ... SKIP LOCKED, the token's INSERT ... ON DUPLICATE KEY UPDATE; COMMIT. The released connection
+            // stays warm
             // (wait_timeout still the lease's) for the next acquisition; a cold one adds SET
             // wait_timeout at acquisition and its reset after the release (5)
             assertThat(perCycle).isLessThanOrEqualTo(3);
@@ -775,6 +850,27 @@ class MySqlLockProviderIT {
                 ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
             rs.next();
             return rs.getLong(2);
+        }
+    }
+
+    /**
+     * One provider with the default pool (10 connections): {@link PoolExhaustion} (a zero-wait {@code
+     * tryAcquire()} on an exhausted pool fails at once with {@code PoolExhaustedException}, a waiting
+     * one waits only its wait, the pool's numbers show it).
+     */
+    @Test
+    void poolExhausted_tryAcquireFailsAtOnceNamingThePool_waitingTryAcquireWaitsOnlyItsWait(TestInfo info)
+            throws Exception {
+        try (MySqlLockProvider p = MySqlLockProvider.builder()
+                .jdbcUrl(fixture.db().jdbcUrl())
+                .options(MySqlLockOptions.builder()
+                        .credentials(
+                                Credentials.of(fixture.db().user(), fixture.db().password()))
+                        .createSchema(true)
+                        .build())
+                .leaseTime(LEASE)
+                .build()) {
+            PoolExhaustion.check(p, name(info));
         }
     }
 }

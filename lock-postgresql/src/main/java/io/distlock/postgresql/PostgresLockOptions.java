@@ -22,7 +22,11 @@ import java.util.regex.Pattern;
  * lease, every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
  * waits, each {@code claimRows} call keeps one for its transaction, and the provider keeps one for
  * fencing tokens. Size the pool at least {@code (locks held at once) + (concurrent waiters) +
- * (concurrent claims) + 1}, and the server's {@code max_connections} for every provider's pool.
+ * (concurrent claims) + 1}, and the server's {@code max_connections} for every provider's pool. When
+ * every connection is in use, {@code tryAcquire()} fails at once with a {@link
+ * io.distlock.PoolExhaustedException}, {@code tryAcquire(maxWait)} after waiting at most {@code maxWait}
+ * for a connection, {@code acquire()} after {@link #poolWaitTimeout()}; {@code
+ * unwrap(ConnectionPoolMetrics.class)} of the provider shows how close it is.
  *
  * <pre>{@code
  * PostgresLockOptions options = PostgresLockOptions.builder()
@@ -109,9 +113,10 @@ public final class PostgresLockOptions {
     }
 
     /**
-     * How long a claim or {@code withLockedConnection}'s own connection, and an acquisition without
-     * a wait of its own ({@code acquire()}), waits for a free connection of the provider's own pool
-     * (default {@link #DEFAULT_POOL_WAIT_TIMEOUT}). A refused login ends the wait at once.
+     * How long a claim, {@code withLockedConnection}'s own connection and an acquisition without a wait
+     * of its own ({@code acquire()}) wait for a free connection of the provider's own pool (default
+     * {@link #DEFAULT_POOL_WAIT_TIMEOUT}); {@code tryAcquire(maxWait)} waits at most {@code maxWait},
+     * {@code tryAcquire()} not at all. A refused login ends the wait at once.
      */
     public Duration poolWaitTimeout() {
         return poolWaitTimeout;

@@ -2,6 +2,7 @@ package io.distlock.postgresql;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.ConnectionPoolMetrics;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
@@ -228,11 +229,17 @@ public final class PostgresLockProvider implements LockProvider {
      * server ends them at {@code idle_in_transaction_session_timeout}, one lease after the last
      * request; {@link #close()} closes them afterwards). Either reports the held leases lost and
      * leaves the provider unusable. For tests and fault injection.
+     *
+     * <p>Also offers {@link ConnectionPoolMetrics}: how many pooled connections hold locks, are in use,
+     * and the pool's size (lock-micrometer's {@code MicrometerPoolMetrics} makes gauges of them).
      */
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
         if (type == FaultHooks.class) {
             return Optional.of(type.cast(faultHooks));
+        }
+        if (type == ConnectionPoolMetrics.class) {
+            return Optional.of(type.cast(driver.poolMetrics()));
         }
         return LockProvider.super.unwrap(type);
     }

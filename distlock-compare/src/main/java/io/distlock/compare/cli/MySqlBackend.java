@@ -27,7 +27,7 @@ import java.util.List;
  * statements of an uncontended acquire+release exactly as lock-mysql-skiplocked sends them (from its
  * {@link MySqlDialect}), prepared once, on two connections of their own with the pool's Connector/J
  * settings (tables of their own, from the same DDL): {@code SELECT … FOR UPDATE SKIP LOCKED} of the
- * lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in autocommit on the
+ * lock's row in a READ COMMITTED transaction, the token statement in autocommit on the
  * second connection, {@code COMMIT}.
  */
 final class MySqlBackend extends ServerBackend {
@@ -68,7 +68,6 @@ final class MySqlBackend extends ServerBackend {
             s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
         bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareNextToken.setString(1, "l");
         bareLock = connectAsOurs();
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);

@@ -72,7 +72,7 @@ final class RowLockContender implements Contender {
                     fromWarm = true;
                     armed = armSql.equals(w.armedWith());
                 } else {
-                    conn = driver.connections().borrow(ctx.lockName());
+                    conn = driver.connections().borrow(ctx.lockName(), poolBudgetNanos());
                     armed = false;
                 }
             }
@@ -151,7 +151,7 @@ final class RowLockContender implements Contender {
             return;
         }
         if (conn == null) {
-            conn = driver.connections().borrow(ctx.lockName());
+            conn = driver.connections().borrow(ctx.lockName(), poolBudgetNanos());
             armed = false;
         }
         Thread waiter = Thread.currentThread();
@@ -219,6 +219,16 @@ final class RowLockContender implements Contender {
             // the row vanished (deleted by hand): the next try re-creates it
             conn.rollback();
         }
+    }
+
+    /**
+     * How long this attempt may wait for a pooled connection that someone else holds: what is left
+     * of the caller's wait ({@code 0} for {@code tryAcquire()}), the pool's wait timeout for {@code
+     * acquire()}.
+     */
+    private long poolBudgetNanos() {
+        long deadline = ctx.waitDeadlineNanos();
+        return deadline == Deadlines.NEVER ? Long.MAX_VALUE : Math.max(0, Deadlines.remaining(ctx.ticker(), deadline));
     }
 
     private void dropConnection() {

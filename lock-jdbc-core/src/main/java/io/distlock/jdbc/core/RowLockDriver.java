@@ -2,6 +2,7 @@ package io.distlock.jdbc.core;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.ConnectionPoolMetrics;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
@@ -16,6 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -61,6 +63,7 @@ public final class RowLockDriver implements LockDriver {
         if (connections.ownsDataSource() && !dialect.claimArmsExpiry()) {
             waits.every(WarmConnections.SWEEP_NANOS, warm::sweep);
         }
+        connections.onExhaustion(warm::giveBackAll, held::size);
     }
 
     /**
@@ -139,6 +142,41 @@ public final class RowLockDriver implements LockDriver {
             public void simulateFreeze() {
                 freeze();
                 engine.abandon();
+            }
+        };
+    }
+
+    /**
+     * How this driver uses its pool: connections holding locks, and the pool's own numbers when it
+     * is a HikariCP pool (the provider's own, or a caller's).
+     */
+    public ConnectionPoolMetrics poolMetrics() {
+        return new ConnectionPoolMetrics() {
+            @Override
+            public int heldLockConnections() {
+                return held.size();
+            }
+
+            @Override
+            public OptionalInt connectionsInUse() {
+                return connections.inUse();
+            }
+
+            @Override
+            public OptionalInt poolSize() {
+                return connections.maximumSize();
+            }
+
+            @Override
+            public OptionalInt threadsWaiting() {
+                return connections.waiting();
+            }
+
+            @Override
+            public String toString() {
+                return "ConnectionPoolMetrics{heldLockConnections=" + heldLockConnections() + ", connectionsInUse="
+                        + connectionsInUse() + ", poolSize=" + poolSize() + ", threadsWaiting=" + threadsWaiting()
+                        + '}';
             }
         };
     }
