@@ -51,6 +51,10 @@ import javax.sql.DataSource;
  *       (the clock floor lies above every token handed out before), as long as the server's clock does
  *       not step back by more than the time since; when it steps back, tokens continue from the
  *       counter.
+ *   <li><b>Lease control</b> is kept by the client ({@link Capabilities.LeaseTiming#CLIENT}): {@link
+ *       Lease#extend} moves the connection's {@code wait_timeout} to the new lease time, so nothing on
+ *       the server ends the hold early; a lease that runs out without renewal is rolled back by the
+ *       provider at once.
  *   <li><b>Server restart or failover</b> drops every row lock at once; a holder learns it at its next
  *       heartbeat, so another client may acquire while the old holder still believes it holds the
  *       lock for up to one heartbeat interval ({@link Capabilities.Failover#MAY_GRANT_TWICE}). Guard

@@ -201,23 +201,75 @@ class MySqlLockProviderIT {
     }
 
     @Test
-    void pausedHolder_noHeartbeat_serverDropsConnectionWithinLease(TestInfo info) throws Exception {
+    void frozenHolder_serverDropsItsConnectionAboutOneLeaseAfterItsLastHeartbeat(TestInfo info) throws Exception {
         String name = name(info);
-        // autoRenew off models a paused holder: no heartbeat reaches the server
-        try (MySqlLockProvider a = client(
-                        LockOptions.builder().leaseTime(LEASE).autoRenew(false).build());
-                MySqlLockProvider b = client()) {
+        MySqlLockProvider a = client();
+        try (MySqlLockProvider b = client()) {
+            long beforeAcquire = System.nanoTime();
             Lease la = a.lock(name).acquire();
             long acquired = System.nanoTime();
-            la.lost().toCompletableFuture().get(LEASE.toMillis() * 2, TimeUnit.MILLISECONDS);
+            fixture.crashClient(a); // frozen: no heartbeat, connections open and silent
             Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
-            long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired);
-            // wait_timeout = lease (whole seconds); the server checks it on its read timeout
-            assertThat(freedAfter).isBetween(LEASE.toMillis() - 100, LEASE.toMillis() + 1500);
+            // wait_timeout = lease (whole seconds), counted from the acquisition's last statement
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeAcquire))
+                    .isGreaterThanOrEqualTo(LEASE.toMillis());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired))
+                    .isLessThanOrEqualTo(LEASE.toMillis() + 1500);
             assertThat(lb.fencingToken().getAsLong())
                     .isGreaterThan(la.fencingToken().getAsLong());
+            lb.release();
+        } finally {
+            a.close();
+        }
+    }
+
+    @Test
+    void noRenewal_leaseRunsOut_providerFreesTheLockAtOnce(TestInfo info) throws Exception {
+        String name = name(info);
+        Duration lease = Duration.ofSeconds(2);
+        try (MySqlLockProvider a = client(
+                        LockOptions.builder().leaseTime(lease).autoRenew(false).build());
+                MySqlLockProvider b = client()) {
+            assertThat(a.capabilities().automaticRenewal()).isFalse();
+            assertThat(a.capabilities().leaseTiming()).isEqualTo(io.distlock.Capabilities.LeaseTiming.CLIENT);
+            Lease la = a.lock(name).acquire();
+            long acquired = System.nanoTime();
+            Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            // freed by the provider at the lease's validity deadline (lease minus safety margin), not
+            // by the server's wait_timeout, which may come up to a second later
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired))
+                    .isBetween(lease.toMillis() / 2, lease.toMillis() + 300);
+            assertThat(la.isValid()).isFalse();
+            assertThat(la.lost().toCompletableFuture().isDone()).isTrue();
             assertThat(la.release()).isFalse();
             lb.release();
+        }
+    }
+
+    @Test
+    void extend_movesTheWaitTimeout_frozenHolderKeepsTheLockForTheNewLeaseTime(TestInfo info) throws Exception {
+        String name = name(info);
+        Duration lease = Duration.ofSeconds(1);
+        Duration extended = Duration.ofSeconds(3);
+        MySqlLockProvider a =
+                client(LockOptions.builder().leaseTime(lease).autoRenew(false).build());
+        try (MySqlLockProvider b = client()) {
+            Lease la = a.lock(name).acquire();
+            long beforeExtend = System.nanoTime();
+            la.extend(extended);
+            long extendedAt = System.nanoTime();
+            fixture.crashClient(a);
+            assertThat(b.lock(name).tryAcquire(lease.plus(Duration.ofMillis(800))))
+                    .as("after the original lease")
+                    .isEmpty();
+            Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeExtend))
+                    .isGreaterThanOrEqualTo(extended.toMillis());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - extendedAt))
+                    .isLessThanOrEqualTo(extended.toMillis() + 1500);
+            lb.release();
+        } finally {
+            a.close();
         }
     }
 

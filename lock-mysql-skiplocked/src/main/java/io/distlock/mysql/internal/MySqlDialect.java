@@ -38,6 +38,7 @@ public final class MySqlDialect implements SqlDialect {
             .fifo(false)
             .reentrant(false)
             .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+            .leaseTiming(Capabilities.LeaseTiming.CLIENT)
             .build();
 
     private static final int ER_DBACCESS_DENIED = 1044;
