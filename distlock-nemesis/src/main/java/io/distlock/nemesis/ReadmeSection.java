@@ -35,7 +35,9 @@ final class ReadmeSection {
             "redis-sentinel/server", "see failover",
             "redis-cluster/server", "see failover",
             "redlock/server", "see node loss",
-            "mysql/failover", "n/a: one server (replica failover is not tested)");
+            "etcd/server", "not in the recorded results (run `--backends etcd` to record it)",
+            "mysql/failover", "n/a: one server (replica failover is not tested)",
+            "postgresql/failover", "n/a: one server (replica failover is not tested)");
 
     private ReadmeSection() {}
 

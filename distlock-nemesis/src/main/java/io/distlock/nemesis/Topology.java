@@ -20,7 +20,10 @@ abstract class Topology implements AutoCloseable {
         this.leaseMs = leaseMs;
     }
 
-    /** The backend's name in reports: redis, redis-sentinel, redis-cluster, redlock, zookeeper, etcd, mysql. */
+    /**
+     * The backend's name in reports: redis, redis-sentinel, redis-cluster, redlock, zookeeper, etcd, mysql,
+     * postgresql.
+     */
     abstract String name();
 
     /** What runs, in one line (for reports). */
@@ -124,13 +127,14 @@ abstract class Topology implements AutoCloseable {
             case "zookeeper" -> new ZooKeeperTopology(leaseMs);
             case "etcd" -> new EtcdTopology(leaseMs);
             case "mysql" -> new MySqlTopology(leaseMs);
+            case "postgresql" -> new PostgresTopology(leaseMs);
             default ->
                 throw new IllegalArgumentException("backend must be one of " + BACKENDS + " (was '" + backend + "')");
         };
     }
 
     static final List<String> BACKENDS =
-            List.of("redis", "redis-sentinel", "redis-cluster", "redlock", "zookeeper", "etcd", "mysql");
+            List.of("redis", "redis-sentinel", "redis-cluster", "redlock", "zookeeper", "etcd", "mysql", "postgresql");
 
     private static final List<FaultKind> CLIENT_FAULTS = List.of(
             FaultKind.PAUSE_HOLDER,

@@ -574,16 +574,12 @@ final class EngineLease implements Lease {
             return true;
         }
         long sentAt = ticker.read();
-        try {
-            // keep the server's hold (a connection timeout tied to the lease) for the delay
-            if (!held.extend(delay)) {
-                endLingering(false);
-                return false;
-            }
-        } catch (UnsupportedOperationException clientKept) {
-            // nothing on the server to move
-        } catch (RuntimeException e) {
-            // the lease's own time still holds; the delayed release runs as planned
+        // The lock stays held by renewing it through the delay (a lease that did not renew starts
+        // now), not by moving a server-side timeout to the delay: the server keeps only the lease
+        // time, so a holder that crashes or freezes during the delay frees the lock as after any
+        // crash, which is what client-kept lease times promise.
+        if (engine.renewalMode() == RenewalMode.WATCHDOG && !ctx.options().autoRenew()) {
+            scheduleRenewal();
         }
         ownDeadline = Deadlines.NEVER;
         LeaseTimer.Task t = expiryTask;

@@ -1,13 +1,12 @@
 package io.distlock.mysql;
 
-import io.distlock.Capabilities;
 import io.distlock.Credentials;
-import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
+import io.distlock.testing.faults.ProxiedProvider;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.MariaDbServer;
 import java.sql.Connection;
@@ -86,61 +85,13 @@ final class MySqlTckFixture implements TckFixture {
     public LockProvider newClient(LockOptions options) {
         MySqlLockProvider p = newMySqlClient(options);
         TcpProxy proxy = proxies.get(p);
-        return proxy == null ? p : new ProxiedClient(p, proxy);
-    }
-
-    /** A client whose close also stops its proxy (so no proxy thread outlives the client). */
-    private static final class ProxiedClient implements LockProvider {
-        final MySqlLockProvider provider;
-        final TcpProxy proxy;
-
-        ProxiedClient(MySqlLockProvider provider, TcpProxy proxy) {
-            this.provider = provider;
-            this.proxy = proxy;
-        }
-
-        @Override
-        public DistributedLock lock(String name) {
-            return provider.lock(name);
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return provider.capabilities();
-        }
-
-        @Override
-        public String backend() {
-            return provider.backend();
-        }
-
-        @Override
-        public List<Lease> heldLeases() {
-            return provider.heldLeases();
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return provider.unwrap(type);
-        }
-
-        @Override
-        public void close() {
-            try {
-                provider.close();
-            } finally {
-                proxy.close();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return provider + " via " + proxy.address();
-        }
+        return proxy == null ? p : new ProxiedProvider<>(p, proxy);
     }
 
     private static MySqlLockProvider provider(LockProvider client) {
-        return client instanceof ProxiedClient ? ((ProxiedClient) client).provider : (MySqlLockProvider) client;
+        return client instanceof ProxiedProvider<?> proxied
+                ? (MySqlLockProvider) proxied.provider()
+                : (MySqlLockProvider) client;
     }
 
     MySqlLockProvider newMySqlClient(LockOptions options) {

@@ -10,7 +10,8 @@ public class DistlockProperties {
 
     /**
      * Lock provider URI, for example redis://127.0.0.1:6379, zookeeper://host:2181, etcd://host:2379,
-     * mysql://user:password@host:3306/db or mem://name (in-JVM, for tests). The backend module
+     * mysql://user:password@host:3306/db, postgresql://user:password@host:5432/db or mem://name (in-JVM,
+     * for tests). The backend module
      * (io.distlock:lock-redis, ...) must be on the class path. No LockProvider bean is created
      * without it.
      */

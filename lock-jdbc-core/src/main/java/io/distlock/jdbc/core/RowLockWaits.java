@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: runs statements that block on a row lock, and cancels them when the waiter gives up. A
+ * Runs statements that block on a row lock, and cancels them when the waiter gives up. A
  * wait is bounded by the caller's deadline, not by the server's own lock wait limit (whole seconds
  * only on MariaDB): one named daemon thread per provider ({@code distlock-<backend>-canceller-N})
  * checks every 20 ms whether a waiter gave up (deadline, interrupt,
@@ -76,7 +76,7 @@ final class RowLockWaits {
                             try {
                                 ps.cancel();
                             } catch (SQLException | RuntimeException e) {
-                                log.debug("distlock.mysql.cancel_failed lock={}", lockName, e);
+                                log.debug("distlock.jdbc.cancel_failed lock={}", lockName, e);
                             }
                         }
                     }
@@ -114,7 +114,7 @@ final class RowLockWaits {
             try {
                 s.cancel();
             } catch (SQLException | RuntimeException e) {
-                log.debug("distlock.mysql.cancel_on_close_failed", e);
+                log.debug("distlock.jdbc.cancel_on_close_failed", e);
             }
         }
         canceller.shutdownNow();

@@ -1,24 +1,28 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.ConnectionPoolMetrics;
 import io.distlock.LockConfigurationException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Contender;
+import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockEngine;
 import io.distlock.spi.RenewalMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Internal: the {@link LockDriver} of locks held as row locks. A held lock is an open transaction
- * on a dedicated connection that holds the lock's row ({@link HeldRowLock}); the engine's watchdog
+ * The {@link LockDriver} of locks held as row locks. A held lock is an open transaction on a
+ * dedicated connection that holds the lock's row ({@link HeldRowLock}); the engine's watchdog
  * "renews" it by a heartbeat on that connection, whose session expires after about one lease of
  * silence, so a holder that stops heartbeating is disconnected (and its row lock released by
  * rollback) by the server within about the lease. The database's part is the {@link SqlDialect}.
@@ -26,12 +30,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Parts: {@link LockConnections} (where connections come from), {@link WarmConnections}
  * (released connections kept for the next acquisition), {@link TokenAllocator} (fencing tokens),
  * {@link RowLockWaits} (blocking waits and their cancellation), {@link RowLockContender} (one
- * acquisition) and {@link HeldRowLock} (heartbeat and release).
+ * acquisition) and {@link HeldRowLock} (heartbeat, extension, release).
  *
- * <p>The provider's own short statements (heartbeat, token, restoring a released connection's
- * expiry) wait at most {@link #requestTimeoutMillis()} for their answer: the request timeout, and
- * never longer than the renewal interval, because the engine's single watchdog thread runs every
- * lease's heartbeat and one hung connection must not hold up the others for longer than that.
+ * <p>The provider's own short statements (heartbeat, token, extension, restoring a released
+ * connection's expiry) wait at most {@link #requestTimeoutMillis()} for their answer: the request
+ * timeout, and never longer than the renewal interval, because the engine's single watchdog thread
+ * runs every lease's heartbeat and one hung connection must not hold up the others for longer than
+ * that.
  */
 public final class RowLockDriver implements LockDriver {
     private final SqlDialect dialect;
@@ -39,36 +44,50 @@ public final class RowLockDriver implements LockDriver {
     private final WarmConnections warm;
     private final TokenAllocator tokens;
     private final RowLockWaits waits;
-    private final String armExpirySql;
     private final int requestTimeoutMillis;
     private final Map<String, HeldRowLock> held = new ConcurrentHashMap<>();
 
     private volatile boolean closed;
     private volatile boolean frozen;
 
-    RowLockDriver(LockConnections connections, SqlDialect dialect, LockOptions lockOptions, Duration requestTimeout) {
+    private RowLockDriver(
+            LockConnections connections, SqlDialect dialect, LockOptions lockOptions, Duration requestTimeout) {
         this.dialect = dialect;
         this.connections = connections;
         long renewalMillis = (long) (lockOptions.leaseTime().toMillis() * lockOptions.renewalFraction());
         this.requestTimeoutMillis =
                 (int) Math.max(100, Math.min(Integer.MAX_VALUE, Math.min(renewalMillis, requestTimeout.toMillis())));
-        this.armExpirySql = dialect.armExpirySql(lockOptions.leaseTime());
         this.warm = new WarmConnections(connections, dialect, requestTimeoutMillis);
         this.tokens = new TokenAllocator(connections, dialect, requestTimeoutMillis);
         this.waits = new RowLockWaits(dialect.backend());
-        if (connections.ownsDataSource()) {
+        if (connections.ownsDataSource() && !dialect.claimArmsExpiry()) {
             waits.every(WarmConnections.SWEEP_NANOS, warm::sweep);
         }
+        connections.onExhaustion(warm::giveBackAll, held::size);
     }
 
     /**
-     * Creates the schema if asked to and checks it.
+     * A driver over {@code connections}, with the schema created if asked to and checked.
      *
-     * @throws LockConfigurationException naming the missing table or privilege, or the refused login
+     * @param requestTimeout bound of the provider's own short statements (at most the renewal
+     *     interval of {@code lockOptions} is used)
+     * @throws LockConfigurationException naming a missing table or privilege, or the refused login
      * @throws BackendUnavailableException if the server cannot be reached
      */
-    void initialize(boolean createSchema) {
-        SchemaCheck.run(connections, dialect, createSchema);
+    public static RowLockDriver open(
+            LockConnections connections,
+            SqlDialect dialect,
+            LockOptions lockOptions,
+            Duration requestTimeout,
+            boolean createSchema) {
+        RowLockDriver driver = new RowLockDriver(connections, dialect, lockOptions, requestTimeout);
+        try {
+            SchemaCheck.run(connections, dialect, createSchema);
+        } catch (RuntimeException e) {
+            driver.close();
+            throw e;
+        }
+        return driver;
     }
 
     @Override
@@ -105,6 +124,63 @@ public final class RowLockDriver implements LockDriver {
         return connections.get();
     }
 
+    /**
+     * The {@link FaultHooks} of a provider built on {@code engine} and this driver: {@code
+     * simulateCrash()} stops heartbeating and closes every lock connection without COMMIT, as the
+     * operating system does for a killed process; {@code simulateFreeze()} stops heartbeating and
+     * leaves the lock connections open and silent, as a paused process or a partitioned host would
+     * (the server ends them when their session expires).
+     */
+    public FaultHooks faultHooks(LockEngine engine) {
+        return new FaultHooks() {
+            @Override
+            public void simulateCrash() {
+                engine.abandon();
+            }
+
+            @Override
+            public void simulateFreeze() {
+                freeze();
+                engine.abandon();
+            }
+        };
+    }
+
+    /**
+     * How this driver uses its pool: connections holding locks, and the pool's own numbers when it
+     * is a HikariCP pool (the provider's own, or a caller's).
+     */
+    public ConnectionPoolMetrics poolMetrics() {
+        return new ConnectionPoolMetrics() {
+            @Override
+            public int heldLockConnections() {
+                return held.size();
+            }
+
+            @Override
+            public OptionalInt connectionsInUse() {
+                return connections.inUse();
+            }
+
+            @Override
+            public OptionalInt poolSize() {
+                return connections.maximumSize();
+            }
+
+            @Override
+            public OptionalInt threadsWaiting() {
+                return connections.waiting();
+            }
+
+            @Override
+            public String toString() {
+                return "ConnectionPoolMetrics{heldLockConnections=" + heldLockConnections() + ", connectionsInUse="
+                        + connectionsInUse() + ", poolSize=" + poolSize() + ", threadsWaiting=" + threadsWaiting()
+                        + '}';
+            }
+        };
+    }
+
     SqlDialect dialect() {
         return dialect;
     }
@@ -123,10 +199,6 @@ public final class RowLockDriver implements LockDriver {
 
     RowLockWaits waits() {
         return waits;
-    }
-
-    String armExpirySql() {
-        return armExpirySql;
     }
 
     int requestTimeoutMillis() {
@@ -153,7 +225,8 @@ public final class RowLockDriver implements LockDriver {
         if (dialect.isPrivilegeError(e)) {
             return new LockConfigurationException(
                     what + " on lock '" + lockName + "': the lock user lacks a privilege (it needs "
-                            + dialect.requiredPrivileges() + "): " + e.getMessage(),
+                            + dialect.requiredPrivileges() + "): " + e.getMessage() + " (SQLState "
+                            + e.getSQLState() + ")",
                     dialect.backend(),
                     e);
         }

@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockConfigurationException;
@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: the start-up check of the lock's tables. Creates them if asked to (a user without the
+ * The start-up check of the lock's tables. Creates them if asked to (a user without the
  * {@code CREATE} privilege is fine if an administrator created them), then reads each table once, so
  * that a missing table, a missing privilege and a refused login are a {@link
  * LockConfigurationException} naming what to fix, before the first lock.
@@ -25,6 +25,7 @@ final class SchemaCheck {
      */
     static void run(LockConnections connections, SqlDialect dialect, boolean createSchema) {
         try (Connection c = connections.get()) {
+            dialect.checkServer(c);
             SQLException createDenied = createSchema ? create(c, dialect) : null;
             for (String table : dialect.tables()) {
                 try (Statement s = c.createStatement()) {
@@ -45,19 +46,33 @@ final class SchemaCheck {
         }
     }
 
-    /** Runs the DDL; returns the refusal if the user may not create tables (the check then decides). */
+    /**
+     * Runs the DDL (committed, for a database whose DDL is transactional); returns the refusal if the
+     * user may not create tables (the check then decides).
+     */
     private static SQLException create(Connection c, SqlDialect dialect) {
         try (Statement s = c.createStatement()) {
             for (String ddl : dialect.ddl()) {
                 s.execute(ddl);
             }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
             return null;
         } catch (SQLException e) {
+            try {
+                if (!c.getAutoCommit()) {
+                    // a failed statement may have ended the transaction for the checks that follow
+                    c.rollback();
+                }
+            } catch (SQLException rollbackFailed) {
+                e.addSuppressed(rollbackFailed);
+            }
             if (!dialect.isPrivilegeError(e)) {
                 throw new LockConfigurationException(
                         "could not create tables " + dialect.tables() + ": " + e.getMessage(), dialect.backend(), e);
             }
-            log.debug("distlock.mysql.create_schema_denied tables={}", dialect.tables());
+            log.debug("distlock.jdbc.create_schema_denied backend={} tables={}", dialect.backend(), dialect.tables());
             return e;
         }
     }

@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
-/** Internal: builds and runs the {@code FOR UPDATE SKIP LOCKED} claim of a caller's rows. */
+/** Builds and runs the {@code FOR UPDATE SKIP LOCKED} claim of a caller's rows. */
 public final class RowClaimer {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
@@ -27,7 +27,8 @@ public final class RowClaimer {
     }
 
     /**
-     * @param index an index to name in {@code FORCE INDEX}, or null for the optimizer's choice
+     * @param index an index to name in {@code FORCE INDEX} (MySQL's index hint; PostgreSQL has none),
+     *     or null for the optimizer's choice
      * @throws IllegalArgumentException naming the argument if an identifier does not match {@code
      *     [A-Za-z_][A-Za-z0-9_]{0,63}} or the limit is out of range
      */

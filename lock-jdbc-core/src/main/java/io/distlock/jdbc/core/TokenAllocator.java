@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -6,7 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: allocates fencing tokens, each <em>committed</em> before it is handed out, on one
+ * Allocates fencing tokens, each <em>committed</em> before it is handed out, on one
  * autocommit connection per provider, one statement per token, serialised.
  *
  * <p>The allocation must not live in the lock's transaction: a database may never reuse a counter
@@ -69,7 +69,8 @@ final class TokenAllocator {
                     if (attempt >= 1 || closed) {
                         throw e;
                     }
-                    log.debug("distlock.mysql.token_connection_failed lock={}", lockName, e);
+                    log.debug(
+                            "distlock.jdbc.token_connection_failed backend={} lock={}", dialect.backend(), lockName, e);
                 }
             }
         }

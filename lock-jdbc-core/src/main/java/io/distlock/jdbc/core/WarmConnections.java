@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,15 +12,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: released lock connections of the provider's own pool, kept for the next acquisition for
- * at most {@link #KEEP_WARM_NANOS}. Their transaction is committed (they hold nothing) and their
- * session's expiry is still armed with the lease's, so the next acquisition needs no statement to
- * arm it, nor the release before it one to disarm it: 3 statements per uncontended acquire +
- * release instead of 5.
+ * Released lock connections of the provider's own pool, kept for the next acquisition for at most
+ * {@link #KEEP_WARM_NANOS}, for a dialect whose session expiry is set by a statement of its own
+ * ({@link SqlDialect#armExpirySql}) and stays set after the transaction. Their transaction is
+ * committed (they hold nothing) and their session's expiry is still armed with the released lease's,
+ * so the next acquisition with the same lease time needs no statement to arm it, nor the release
+ * before it one to disarm it: 3 statements per uncontended acquire + release instead of 5.
  *
  * <p>{@link #sweep()} (run every 50 ms by the driver) disarms and gives back a connection once it
  * is older than that, and every one at once when a thread waits for a pooled connection. With a
- * caller's {@code DataSource} nothing is kept.
+ * caller's {@code DataSource} nothing is kept; with a dialect whose claim arms the expiry for its
+ * own transaction ({@link SqlDialect#claimArmsExpiry()}) a released connection goes straight back.
  */
 final class WarmConnections {
     private static final Logger log = LoggerFactory.getLogger(WarmConnections.class);
@@ -32,7 +34,12 @@ final class WarmConnections {
     /** How often {@link #sweep()} should run. */
     static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private record Warm(Connection connection, long since) {}
+    /**
+     * A kept connection.
+     *
+     * @param armedWith the statement that armed its session expiry (compared with the next lease's)
+     */
+    record Warm(Connection connection, String armedWith, long since) {}
 
     private final ArrayDeque<Warm> warm = new ArrayDeque<>();
     private final LockConnections connections;
@@ -49,14 +56,14 @@ final class WarmConnections {
     }
 
     /** A warm connection for an acquisition, or null. Never one older than {@link #KEEP_WARM_NANOS}. */
-    Connection take() {
+    Warm take() {
         synchronized (warm) {
             Warm w = warm.pollLast();
             if (w == null) {
                 return null;
             }
             if (System.nanoTime() - w.since() < KEEP_WARM_NANOS) {
-                return w.connection();
+                return w;
             }
             warm.addLast(w); // the sweep gives it back
             return null;
@@ -64,16 +71,18 @@ final class WarmConnections {
     }
 
     /**
-     * Takes a released (committed) lock connection: kept warm, or disarmed and given back to the
-     * pool now (evicted if that fails).
+     * Takes a released (committed) lock connection whose session expiry {@code armedWith} set: kept
+     * warm, or disarmed and given back to the pool now (evicted if that fails).
      */
-    void offer(Connection c) {
-        if (!keep(c)) {
+    void offer(Connection c, String armedWith) {
+        if (dialect.claimArmsExpiry()) {
+            giveBack(c);
+        } else if (!keep(c, armedWith)) {
             disarmAndGiveBack(c);
         }
     }
 
-    private boolean keep(Connection c) {
+    private boolean keep(Connection c, String armedWith) {
         if (!connections.ownsDataSource() || closed || connections.someoneWaits()) {
             return false;
         }
@@ -81,14 +90,29 @@ final class WarmConnections {
             if (closed || warm.size() >= MAX_WARM) {
                 return false;
             }
-            warm.addLast(new Warm(c, System.nanoTime()));
+            warm.addLast(new Warm(c, armedWith, System.nanoTime()));
             return true;
+        }
+    }
+
+    /** Whether a connection is kept (someone waiting for the pool gets it back at the next sweep). */
+    boolean isEmpty() {
+        synchronized (warm) {
+            return warm.isEmpty();
         }
     }
 
     /** Gives back warm connections that are too old, or all of them if someone waits for one. */
     void sweep() {
-        boolean all = closed || connections.someoneWaits();
+        sweep(closed || connections.someoneWaits());
+    }
+
+    /** Gives back every warm connection now (the pool is exhausted and a caller may not wait). */
+    void giveBackAll() {
+        sweep(true);
+    }
+
+    private void sweep(boolean all) {
         List<Connection> out = new ArrayList<>();
         synchronized (warm) {
             long now = System.nanoTime();
@@ -107,6 +131,11 @@ final class WarmConnections {
 
     /** Restores the server's default session expiry on a connection that holds nothing, and gives it back. */
     void disarmAndGiveBack(Connection c) {
+        String disarm = dialect.disarmExpirySql();
+        if (disarm == null) {
+            giveBack(c);
+            return;
+        }
         try {
             // bounded: the sweep runs on the driver's canceller thread, which a blackholed connection
             // must not hang (the pool restores the connection's previous timeout when it is returned)
@@ -114,11 +143,22 @@ final class WarmConnections {
             // On the driver's own connection: through HikariCP's proxy, a statement after the
             // COMMIT marks the connection dirty and the pool sends a ROLLBACK when it is returned.
             try (Statement s = dialect.physical(c).createStatement()) {
-                s.execute(dialect.disarmExpirySql());
+                s.execute(disarm);
             }
             connections.restoreAutoCommit(c);
         } catch (SQLException e) {
-            log.debug("distlock.mysql.reset_failed", e);
+            log.debug("distlock.jdbc.reset_failed backend={}", dialect.backend(), e);
+            connections.evict(c);
+            return;
+        }
+        LockConnections.closeQuietly(c);
+    }
+
+    /** Gives a connection that holds nothing back to the pool as it is (evicted if that fails). */
+    private void giveBack(Connection c) {
+        try {
+            connections.restoreAutoCommit(c);
+        } catch (SQLException e) {
             connections.evict(c);
             return;
         }

@@ -1,4 +1,4 @@
-package io.distlock.mysql.internal;
+package io.distlock.jdbc.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
