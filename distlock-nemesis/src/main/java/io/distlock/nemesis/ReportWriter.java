@@ -42,7 +42,6 @@ final class ReportWriter {
         return b.recoveryByNewHolder() ? p.recoveryMs() < 0 : p.note().contains("no write accepted within");
     }
 
-    /** What "recovered" means in {@code run}'s results, in one or two sentences. */
     /**
      * For results merged from several runs: which rows an earlier run measured, e.g. " The rows of
      * redis, etcd come from the run of … (profile `long`, 1214.2 s on 2 cores, `command`)."; empty
@@ -67,6 +66,7 @@ final class ReportWriter {
         return sb.toString();
     }
 
+    /** What "recovered" means in {@code run}'s results, in one or two sentences. */
     static String recoveryDefinition(Results.Run run) {
         if (run.backends().stream().allMatch(Results.Backend::recoveryByNewHolder)) {
             return "\"Recovered\": time from the end of the fault to the first write the resource accepted from a"
@@ -150,30 +150,6 @@ final class ReportWriter {
             return 1;
         }
         return 0;
-    }
-
-    /**
-     * For results merged from several runs: which rows an earlier run measured, e.g. " The rows of
-     * redis, etcd come from the run of … (profile `long`, 1214.2 s on 2 cores, `command`)."; empty
-     * when the run measured every row.
-     */
-    static String earlierRuns(Results.Run run) {
-        StringBuilder sb = new StringBuilder();
-        run.earlierByRun()
-                .forEach((p, backends) -> sb.append(" The rows of ")
-                        .append(String.join(", ", backends))
-                        .append(" come from the run of ")
-                        .append(p.started())
-                        .append(" (profile `")
-                        .append(p.profile())
-                        .append("`, ")
-                        .append(fmt(p.durationSeconds()))
-                        .append(" s on ")
-                        .append(p.host())
-                        .append(", `")
-                        .append(p.command())
-                        .append("`)."));
-        return sb.toString();
     }
 
     static String results(Results.Run run, String command) {
@@ -428,16 +404,6 @@ final class ReportWriter {
             m.put("balanceChainBreaks", b.balanceChainBreaks());
             if (b.recoveryByNewHolder()) {
                 m.put("recovery", RECOVERY_BY_NEW_HOLDER);
-            }
-            Results.Provenance from = run.earlier().get(b.backend());
-            if (from != null) {
-                Map<String, Object> r = new LinkedHashMap<>();
-                r.put("profile", from.profile());
-                r.put("command", from.command());
-                r.put("started", from.started());
-                r.put("host", from.host());
-                r.put("durationSeconds", from.durationSeconds());
-                m.put("run", r);
             }
             m.put("ok", b.ok());
             m.put("failures", b.failures());
