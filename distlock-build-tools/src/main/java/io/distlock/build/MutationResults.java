@@ -212,8 +212,7 @@ public final class MutationResults {
                 .append("`; machine: ")
                 .append(machine)
                 .append(".\n\n");
-        sb.append("PIT mutates lock-api's engine (`io.distlock.spi`) and the in-JVM provider (`io.distlock.memory`)\n");
-        sb.append("and runs on each mutant: ")
+        sb.append("PIT mutates the classes of the packages below and runs on each mutant: ")
                 .append(String.join(", ", runs))
                 .append(". A mutant is killed when any\n");
         sb.append(
