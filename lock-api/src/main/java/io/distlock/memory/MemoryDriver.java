@@ -61,18 +61,19 @@ final class MemoryDriver implements LockDriver {
 
     /**
      * Returns {@code result} {@link #replyDelayNanos} after the server answered (a slow network on
-     * the way back); an interrupt ends the delay early and stays set.
+     * the way back); an interrupt ends the delay early and stays set. A wake-up is delayed the same.
      */
     private <T> T reply(T result) {
-        if (replyDelayNanos > 0) {
-            long end = System.nanoTime() + replyDelayNanos;
-            long left;
-            while ((left = end - System.nanoTime()) > 0
-                    && !Thread.currentThread().isInterrupted()) {
-                LockSupport.parkNanos(left);
-            }
-        }
+        delayReply();
         return result;
+    }
+
+    private void delayReply() {
+        long end = System.nanoTime() + replyDelayNanos;
+        long left;
+        while ((left = end - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     @Override
@@ -112,6 +113,7 @@ final class MemoryDriver implements LockDriver {
                     return;
                 }
                 server.await(name, Deadlines.remaining(ctx.ticker(), deadlineNanos));
+                delayReply(); // the wake-up, too, reaches this client late
             }
         };
     }

@@ -54,8 +54,7 @@ class MemoryProviderSetupTest {
             long t0 = System.nanoTime();
             Lease lease = slow.lock("slow").tryAcquire().orElseThrow();
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(delay);
-            assertThat(lease.remainingValidity())
-                    .isLessThanOrEqualTo(LockOptions.DEFAULT_LEASE_TIME.minus(delay));
+            assertThat(lease.remainingValidity()).isLessThanOrEqualTo(LockOptions.DEFAULT_LEASE_TIME.minus(delay));
             t0 = System.nanoTime();
             lease.extend(Duration.ofSeconds(10));
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(delay);

@@ -140,6 +140,19 @@ public final class TckSupport {
                 "fixture.newClientWithReplyDelay returned null"));
     }
 
+    /**
+     * A client whose replies arrive {@code delay} late if the fixture offers {@link
+     * TckFixture#newClientWithReplyDelay}, else an ordinary one; closed after the rule.
+     */
+    LockProvider replyDelayClientIfOffered(LockOptions options, Duration delay) {
+        try {
+            return closeAfterRule(Objects.requireNonNull(
+                    fixture.newClientWithReplyDelay(options, delay), "fixture.newClientWithReplyDelay returned null"));
+        } catch (UnsupportedHookException e) {
+            return open(options);
+        }
+    }
+
     /** Closes {@code client} after the rule (with the clients the rule opened); returns it. */
     LockProvider closeAfterRule(LockProvider client) {
         clients.add(client);

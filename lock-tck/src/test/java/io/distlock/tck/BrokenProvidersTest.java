@@ -108,8 +108,7 @@ class BrokenProvidersTest {
     static Stream<Arguments> selected() {
         String only = System.getProperty("broken");
         Set<String> names = only == null ? Set.of() : Set.of(only.split(","));
-        return brokenProviders()
-                .filter(a -> only == null || names.contains(((Class<?>) a.get()[0]).getSimpleName()));
+        return brokenProviders().filter(a -> only == null || names.contains(((Class<?>) a.get()[0]).getSimpleName()));
     }
 
     @ParameterizedTest(name = "{0}")

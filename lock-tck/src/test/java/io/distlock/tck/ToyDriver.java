@@ -186,6 +186,7 @@ final class ToyDriver implements LockDriver {
                     return;
                 }
                 server.await(name, left, ttl(), !bugs.contains(Bug.LOST_WAKE_UP));
+                reply(); // the notification, too, reaches this client late
             }
         };
     }
