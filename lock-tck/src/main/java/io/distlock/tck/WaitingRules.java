@@ -164,6 +164,10 @@ public interface WaitingRules extends RuleGroup {
             // slow waiters (their notifications and replies arrive late) and a fast newcomer: without a
             // queue on the server, the newcomer is bound to win a race against a waiter woken late
             LockProvider w = tck.replyDelayClientIfOffered(LockOptions.defaults(), TckSupport.REPLY_DELAY);
+            // connections, sessions and logins first, so that the waiter's first request is its try
+            assertThat(present(w.lock(tck.name("fifo-warm-up")).tryAcquire(), "TCK-2.4: a waiter's warm-up")
+                            .release())
+                    .isTrue();
             Background<Optional<Lease>> waiter =
                     tck.background("fifo-waiter-" + i, () -> w.lock(name).tryAcquire(LONG_WAIT));
             tck.awaitParked(waiter, Duration.ofMillis(200));
