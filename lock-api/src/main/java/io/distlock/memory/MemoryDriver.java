@@ -61,19 +61,18 @@ final class MemoryDriver implements LockDriver {
 
     /**
      * Returns {@code result} {@link #replyDelayNanos} after the server answered (a slow network on
-     * the way back); an interrupt ends the delay early and stays set. A wake-up is delayed the same.
+     * the way back); an interrupt ends the delay early and stays set.
      */
     private <T> T reply(T result) {
-        delayReply();
-        return result;
-    }
-
-    private void delayReply() {
-        long end = System.nanoTime() + replyDelayNanos;
-        long left;
-        while ((left = end - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted()) {
-            LockSupport.parkNanos(left);
+        if (replyDelayNanos > 0) {
+            long end = System.nanoTime() + replyDelayNanos;
+            long left;
+            while ((left = end - System.nanoTime()) > 0
+                    && !Thread.currentThread().isInterrupted()) {
+                LockSupport.parkNanos(left);
+            }
         }
+        return result;
     }
 
     @Override
@@ -113,7 +112,6 @@ final class MemoryDriver implements LockDriver {
                     return;
                 }
                 server.await(name, Deadlines.remaining(ctx.ticker(), deadlineNanos));
-                delayReply(); // the wake-up, too, reaches this client late
             }
         };
     }

@@ -120,8 +120,8 @@ public final class MemoryLockProvider implements LockProvider {
         }
 
         /**
-         * Simulated latency on the way back: every answer of the server, and every wake-up of a
-         * waiter, reaches this provider {@code delay} after the server sent it (default zero: at once). The server's state
+         * Simulated latency on the way back: every answer of the server reaches this provider {@code
+         * delay} after the server handled the request (default zero: at once). The server's state
          * changes when it handles the request, as a real server's does, so this shows how code copes
          * with a slow network (validity is counted from before each request; a waiter whose "held"
          * answer arrives after the release still acquires).
