@@ -31,6 +31,8 @@ public final class MutationResults {
     private record Mutant(
             String clazz,
             String method,
+            String methodDescription,
+            String indexes,
             int line,
             String mutator,
             String description,
@@ -79,7 +81,8 @@ public final class MutationResults {
     }
 
     private static String identity(Mutant m) {
-        return m.clazz + "|" + m.method + "|" + m.line + "|" + m.mutator + "|" + m.description;
+        return m.clazz + "|" + m.method + m.methodDescription + "|" + m.line + "|" + m.indexes + "|" + m.mutator
+                + "|" + m.description;
     }
 
     private static Mutant merge(Mutant a, Mutant b) {
@@ -92,6 +95,8 @@ public final class MutationResults {
         return new Mutant(
                 a.clazz,
                 a.method,
+                a.methodDescription,
+                a.indexes,
                 a.line,
                 a.mutator,
                 a.description,
@@ -112,6 +117,8 @@ public final class MutationResults {
             list.add(new Mutant(
                     text(e, "mutatedClass"),
                     text(e, "mutatedMethod"),
+                    text(e, "methodDescription"),
+                    text(e, "indexes"),
                     Integer.parseInt(text(e, "lineNumber")),
                     mutator.substring(mutator.lastIndexOf('.') + 1),
                     text(e, "description"),
