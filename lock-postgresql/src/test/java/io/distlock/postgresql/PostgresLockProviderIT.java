@@ -720,4 +720,43 @@ class PostgresLockProviderIT {
             PoolExhaustion.check(p, name(info));
         }
     }
+
+    /**
+     * Providers that start at the same moment with {@code createSchema=true} all open:
+     * PostgreSQL's {@code CREATE TABLE IF NOT EXISTS} is not safe against itself in two sessions
+     * (the loser fails on the catalog's unique index), so the provider runs the DDL again.
+     */
+    @Test
+    void createSchema_byProvidersStartingTogether_opensEveryOne() throws Exception {
+        String uri = "postgresql://" + db().user() + ":" + db().password() + "@" + db().address() + "/"
+                + db().database() + "?createSchema=true&table=race_" + System.nanoTime();
+        int providers = 6;
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(providers);
+        try {
+            List<Future<LockProvider>> opened = new ArrayList<>();
+            for (int i = 0; i < providers; i++) {
+                opened.add(pool.submit(() -> {
+                    start.await();
+                    return LockProviders.open(uri);
+                }));
+            }
+            start.countDown();
+            List<LockProvider> open = new ArrayList<>();
+            try {
+                for (Future<LockProvider> f : opened) {
+                    open.add(f.get(30, TimeUnit.SECONDS));
+                }
+                try (Lease lease = open.get(0).lock("race").tryAcquire().orElseThrow()) {
+                    assertThat(open.get(providers - 1).lock("race").tryAcquire())
+                            .as("the tables all providers created are one")
+                            .isEmpty();
+                }
+            } finally {
+                open.forEach(LockProvider::close);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -48,6 +48,13 @@ public final class LockConnections {
     /** How often a wait for a pooled connection checks whether the server refused the last login. */
     private static final long REFUSAL_CHECK_MILLIS = 50;
 
+    /**
+     * How long a borrow with no budget of its own waits for a connection that holds no lock (it is
+     * between the statements of another thread's try, a token or a claim, and comes back within
+     * milliseconds); a pool whose every connection holds a lock fails such a borrow at once.
+     */
+    static final long TRANSIT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final DataSource dataSource;
     private final boolean ownsDataSource;
     private final SqlDialect dialect;
@@ -132,7 +139,8 @@ public final class LockConnections {
     /**
      * Like {@link #get()}, but waits for a connection held by someone else (the own pool exhausted)
      * at most {@code budgetNanos}, or the pool's wait timeout if that is shorter; with a budget of 0
-     * an exhausted pool fails at once, without waiting.
+     * a pool whose every connection holds a lock fails at once, and one whose connections are only
+     * busy with statements is waited for at most {@link #TRANSIT_GRACE_NANOS}.
      */
     private Connection get(String lockName, long budgetNanos) throws SQLException {
         try {
@@ -158,6 +166,9 @@ public final class LockConnections {
         long waitEnd = start + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         // while every connection is in use: the caller's budget, at most the pool's wait timeout
         long budgetEnd = start + Math.min(budgetNanos, TimeUnit.MILLISECONDS.toNanos(waitMillis));
+        // ... but connections that hold no lock (another thread's try, a token, a claim) come back
+        // after a statement or two: for those even a caller who does not wait waits a moment
+        long transitEnd = start + Math.min(TRANSIT_GRACE_NANOS, TimeUnit.MILLISECONDS.toNanos(waitMillis));
         while (true) {
             boolean exhausted = exhausted(hikari);
             if (exhausted) {
@@ -165,10 +176,12 @@ public final class LockConnections {
                 exhausted = exhausted(hikari);
             }
             long now = System.nanoTime();
-            if (exhausted && now - budgetEnd >= 0) {
+            boolean allHoldLocks = heldLocks.getAsInt() >= hikari.getMaximumPoolSize();
+            long exhaustedEnd = allHoldLocks || budgetEnd - transitEnd >= 0 ? budgetEnd : transitEnd;
+            if (exhausted && now - exhaustedEnd >= 0) {
                 throw exhaustedError(lockName, hikari);
             }
-            long until = exhausted ? budgetEnd : waitEnd;
+            long until = exhausted ? exhaustedEnd : waitEnd;
             long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(until - now));
             try {
                 return pool.getConnection(Math.min(REFUSAL_CHECK_MILLIS, remaining));
@@ -200,8 +213,9 @@ public final class LockConnections {
                 "every connection of the provider's pool is in use (poolSize " + size + ": " + held
                         + " hold locks, the others wait for locks, run claims or allocate tokens); each held lock"
                         + " and each waiting thread keeps one connection: raise poolSize, or hold and wait for"
-                        + " fewer locks at once (a tryAcquire() does not wait for a connection; tryAcquire(maxWait)"
-                        + " waits at most maxWait)",
+                        + " fewer locks at once (a tryAcquire() waits at most 50 ms for a connection busy with"
+                        + " statements, none when every connection holds a lock; tryAcquire(maxWait) waits at most"
+                        + " maxWait)",
                 lockName,
                 dialect.backend(),
                 size,

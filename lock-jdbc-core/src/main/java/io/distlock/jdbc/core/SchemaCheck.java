@@ -51,6 +51,41 @@ final class SchemaCheck {
      * user may not create tables (the check then decides).
      */
     private static SQLException create(Connection c, SqlDialect dialect) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return createOnce(c, dialect);
+            } catch (ConcurrentCreation e) {
+                // another provider created the tables at the same moment; IF NOT EXISTS sees them now
+                if (attempt == 3) {
+                    throw new LockConfigurationException(
+                            "could not create tables " + dialect.tables() + ": "
+                                    + e.getCause().getMessage(),
+                            dialect.backend(),
+                            e.getCause());
+                }
+            }
+        }
+    }
+
+    /**
+     * SQL states of a {@code CREATE … IF NOT EXISTS} that lost a race with the same statement of
+     * another session (PostgreSQL checks for the table before it takes its catalog locks): unique
+     * violation, duplicate table, duplicate object.
+     */
+    private static boolean isConcurrentCreation(SQLException e) {
+        String state = e.getSQLState();
+        return "23505".equals(state) || "42P07".equals(state) || "42710".equals(state);
+    }
+
+    private static final class ConcurrentCreation extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        ConcurrentCreation(SQLException cause) {
+            super(cause);
+        }
+    }
+
+    private static SQLException createOnce(Connection c, SqlDialect dialect) throws ConcurrentCreation {
         try (Statement s = c.createStatement()) {
             for (String ddl : dialect.ddl()) {
                 s.execute(ddl);
@@ -67,6 +102,9 @@ final class SchemaCheck {
                 }
             } catch (SQLException rollbackFailed) {
                 e.addSuppressed(rollbackFailed);
+            }
+            if (isConcurrentCreation(e)) {
+                throw new ConcurrentCreation(e);
             }
             if (!dialect.isPrivilegeError(e)) {
                 throw new LockConfigurationException(
