@@ -88,21 +88,23 @@ public final class DistlockShedLockProvider implements ExtensibleLockProvider {
         String name = lockConfiguration.getName();
         Duration atMost = lockConfiguration.getLockAtMostFor();
         DistributedLock lock = locks.lock(name);
-        DistributedLock handle;
+        Optional<Lease> acquired;
         try {
-            handle = lock.withLeaseTime(leaseTime(atMost)).withAutoRenew(false);
+            // a backend checks the lease time when the handle is made or, where that needs the
+            // server's view (Redlock's node timeout), when it acquires
+            acquired =
+                    lock.withLeaseTime(leaseTime(atMost)).withAutoRenew(false).tryAcquire();
         } catch (IllegalArgumentException e) {
             throw unsupportedLeaseTime(name, atMost, e);
         }
-        return handle.tryAcquire()
-                .map(lease -> new LeaseLock(
-                        this,
-                        name,
-                        lease,
-                        startedAt,
-                        atMost,
-                        lockConfiguration.getLockAtLeastFor(),
-                        DistlockLockAssert.bind(lease, locks.backend())));
+        return acquired.map(lease -> new LeaseLock(
+                this,
+                name,
+                lease,
+                startedAt,
+                atMost,
+                lockConfiguration.getLockAtLeastFor(),
+                DistlockLockAssert.bind(lease, locks.backend())));
     }
 
     /** The lease time for {@code lockAtMostFor}: itself, or the smallest one distlock accepts. */

@@ -1,21 +1,17 @@
 package io.distlock.shedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.distlock.Lease;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.testing.servers.SharedBackends;
 import io.distlock.testing.servers.SharedBackends.Backend;
-import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 
 /**
  * ShedLock's own provider suite ({@code shedlock-test-support}: {@code
@@ -24,17 +20,12 @@ import org.junit.jupiter.api.Test;
  * assertLocked}/{@code assertUnlocked} ask a second, independent provider (another client of the same
  * server) whether it can take the lock. The backend's server is shared by the module's test classes
  * ({@link SharedBackends}); the two providers are opened once per class.
- *
- * <p>The two tests that wait past the lease time a lock was acquired with after extending it skip,
- * saying so, where the backend's provider does not keep an extension beyond that lease time yet
- * (checked once per class on a lock of its own).
  */
 abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTest {
     private static Backend openFor;
     private static LockProvider locks;
     private static LockProvider otherClient;
     private static DistlockShedLockProvider shedLock;
-    private static Boolean extensionHolds;
 
     /** The backend this class runs the suite on. */
     abstract Backend backend();
@@ -64,7 +55,6 @@ abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTe
         locks = null;
         otherClient = null;
         openFor = null;
-        extensionHolds = null;
     }
 
     /** The distlock provider under the ShedLock provider. */
@@ -95,45 +85,5 @@ abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTe
         Optional<Lease> lease = otherClient.lock(lockName).tryAcquire();
         lease.ifPresent(Lease::release);
         return lease.isPresent();
-    }
-
-    @Test
-    @Override
-    public void shouldBeAbleToExtendLock() {
-        assumeExtensionHolds();
-        super.shouldBeAbleToExtendLock();
-    }
-
-    @Test
-    @Override
-    public void shouldBeAbleToExtendMultipleTimes() {
-        assumeExtensionHolds();
-        super.shouldBeAbleToExtendMultipleTimes();
-    }
-
-    /**
-     * Skips unless a lease acquired for 300 ms without renewal and extended to 5 s is still valid
-     * after 500 ms on this backend.
-     */
-    private void assumeExtensionHolds() {
-        if (extensionHolds == null) {
-            Lease lease = locks.lock("extension-probe-" + UUID.randomUUID())
-                    .withLeaseTime(Duration.ofMillis(300))
-                    .withAutoRenew(false)
-                    .tryAcquire()
-                    .orElseThrow();
-            try {
-                lease.extend(Duration.ofSeconds(5));
-                sleepFor(Duration.ofMillis(500)); // past the lease time it was acquired with
-                extensionHolds = lease.isValid();
-            } finally {
-                lease.release();
-            }
-        }
-        assumeTrue(
-                extensionHolds,
-                backend().label() + "'s provider does not keep Lease.extend beyond the lease time the lock was"
-                        + " acquired with yet (its driver leaves extension to the engine, whose client-kept"
-                        + " deadline cannot pass the driver's)");
     }
 }

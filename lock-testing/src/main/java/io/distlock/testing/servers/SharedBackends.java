@@ -31,7 +31,9 @@ public final class SharedBackends {
         /** One etcd member. */
         ETCD,
         /** One MariaDB server (lock-mysql-skiplocked). */
-        MYSQL;
+        MYSQL,
+        /** One PostgreSQL server (lock-postgresql). */
+        POSTGRESQL;
 
         /** The lower-case name, as in test names and reports: {@code redis}, {@code zookeeper}... */
         public String label() {
@@ -50,8 +52,8 @@ public final class SharedBackends {
 
     /**
      * The provider URI of {@code backend}'s shared server with the query parameters {@code query}
-     * ({@code "leaseTime=2s&autoRenew=false"}, or empty). MySQL's carries the test user's password and
-     * {@code createSchema=true}.
+     * ({@code "leaseTime=2s&autoRenew=false"}, or empty). MySQL's and PostgreSQL's carry the test user's
+     * password and {@code createSchema=true}.
      */
     public static String uri(Backend backend, String query) {
         Objects.requireNonNull(backend, "backend must not be null");
@@ -94,6 +96,13 @@ public final class SharedBackends {
                 return new Started(
                         s,
                         "mysql://" + s.user() + ":" + s.password() + "@" + s.address() + "/" + s.database()
+                                + "?createSchema=true");
+            }
+            case POSTGRESQL: {
+                PostgresServer s = PostgresServer.start();
+                return new Started(
+                        s,
+                        "postgresql://" + s.user() + ":" + s.password() + "@" + s.address() + "/" + s.database()
                                 + "?createSchema=true");
             }
             default:
