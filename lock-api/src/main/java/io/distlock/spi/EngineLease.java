@@ -208,7 +208,11 @@ final class EngineLease implements Lease {
         }
         if (Deadlines.passed(ticker, deadline())) {
             expired(new LeaseLostException(
-                    "validity deadline passed without a successful renewal", name, engine.backend()));
+                    ctx.options().autoRenew()
+                            ? "validity deadline passed without a successful renewal"
+                            : "lease time ran out (this lease is not renewed)",
+                    name,
+                    engine.backend()));
         } else {
             scheduleExpiryCheck();
         }
