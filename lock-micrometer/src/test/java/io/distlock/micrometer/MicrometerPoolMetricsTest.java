@@ -7,6 +7,7 @@ import io.distlock.ConnectionPoolMetrics;
 import io.distlock.DistributedLock;
 import io.distlock.LockProvider;
 import io.distlock.memory.MemoryLockProvider;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -74,8 +75,13 @@ class MicrometerPoolMetricsTest {
     void bind_providerWithPool_gaugesFollowThePool() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         PooledProvider p = new PooledProvider();
+        LockProvider provider = p;
+        MeterRegistry meterRegistry = registry;
 
-        assertThat(MicrometerPoolMetrics.bind(p, registry)).isTrue();
+        // README-BEGIN micrometer-pool-metrics
+        boolean bound = MicrometerPoolMetrics.bind(provider, meterRegistry); // false for backends without a pool
+        // README-END
+        assertThat(bound).isTrue();
         p.held.set(7);
         p.active.set(9);
 

@@ -138,8 +138,10 @@ public final class RedlockLockOptions {
 
     /**
      * Prefix of every key and channel, on every node: lock {@code n} lives at {@code
-     * <prefix>:{<enc>}:lock}, its fencing counter at {@code <prefix>:{<enc>}:token}, its release
-     * channel is {@code <prefix>:{<enc>}:released}, where {@code <enc> = LockNames.encode(n)}.
+     * <prefix>:{<enc>}:lock}, its fencing counter at {@code <prefix>:{<enc>}:token}, its wake-up
+     * queue at {@code <prefix>:{<enc>}:queue} and {@code <prefix>:{<enc>}:waiters}; a provider's
+     * waiters are woken on {@code <prefix>:{<enc>}:released:<provider id>}, and a release with nobody
+     * queued publishes on {@code <prefix>:{<enc>}:released}; {@code <enc> = LockNames.encode(n)}.
      */
     public String keyPrefix() {
         return connection.keyPrefix();

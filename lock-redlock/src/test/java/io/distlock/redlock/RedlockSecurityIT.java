@@ -105,7 +105,7 @@ class RedlockSecurityIT {
         List<String> addresses = List.of(nodes.addresses().split(","));
         // README-BEGIN secure-configuration
         RedlockLockProvider locks = RedlockLockProvider.builder()
-                .nodes(addresses) // each node: TLS, the ACL user below
+                .nodes(addresses) // each node: TLS, the ACL user of Operations
                 .options(RedlockLockOptions.builder()
                         // the same user and password on every node; never printed
                         .credentials(Credentials.of("locks", PASSWORD))
