@@ -35,6 +35,9 @@ public final class ScriptRunner {
      * Runs {@code script} with {@code WAIT replicas timeoutMillis} pipelined behind it on the same
      * connection (one client round trip; the reply waits for the replicas' acknowledgement). The
      * {@code WAIT} goes to the connection of {@code keys.get(0)}, the script's first key.
+     *
+     * @throws JedisConnectionException if the connection failed, or (Redis Cluster) the node of the
+     *     key could not be reached and the pipeline left the call unanswered
      */
     public static Replicated runAndWait(
             UnifiedJedis client,
@@ -49,8 +52,13 @@ public final class ScriptRunner {
                         bySha ? p.evalsha(script.sha(), keys, args) : p.eval(script.text(), keys, args);
                 Response<Long> acks = p.waitReplicas(keys.get(0), replicas, timeoutMillis);
                 p.sync();
-                Object v = value.get();
-                return new Replicated(v, acks.get());
+                try {
+                    Object v = value.get();
+                    return new Replicated(v, acks.get());
+                } catch (IllegalStateException noReply) {
+                    // a Cluster pipeline leaves the calls of a node it could not reach unanswered
+                    throw new JedisConnectionException("no reply: " + noReply.getMessage(), noReply);
+                }
             }
         });
     }
