@@ -210,7 +210,7 @@ final class EngineLease implements Lease {
             expired(new LeaseLostException(
                     ctx.options().autoRenew()
                             ? "validity deadline passed without a successful renewal"
-                            : "lease time ran out (this lease is not renewed)",
+                            : "validity deadline passed: the lease time ran out (this lease is not renewed)",
                     name,
                     engine.backend()));
         } else {
