@@ -1,12 +1,16 @@
 package io.distlock.testing.servers;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Volume;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
+import java.util.stream.Collectors;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
@@ -51,7 +55,8 @@ final class DockerServers {
                                     : List.of("--appendonly", "no"));
                     return c;
                 },
-                (h, p) -> "PONG".equals(Probes.redisString(h, p, "PING")));
+                (h, p) -> "PONG".equals(Probes.redisString(h, p, "PING")),
+                Extras.NONE);
     }
 
     static TestServer etcd() {
@@ -91,11 +96,53 @@ final class DockerServers {
                             "--logger",
                             "zap");
                 },
-                (h, p) -> Probes.httpGet(h, p, "/health").contains("true"));
+                (h, p) -> Probes.httpGet(h, p, "/health").contains("true"),
+                Extras.NONE);
+    }
+
+    /**
+     * PostgreSQL on {@code port} in a container, as the image's user {@code postgres}, with {@code
+     * dir} mounted at the same path as its data and Unix-socket directory: the host's {@code psql}
+     * and {@code pg_isready} reach the server through the socket there. The container runs {@code
+     * initdb} ({@code initdb} arguments) when {@code dir/data} holds no cluster yet, then {@code
+     * postgres} ({@code server} arguments), so that a restart with its data keeps the cluster.
+     */
+    static TestServer postgres(
+            Path dir, int port, List<String> initdb, List<String> server, Check probe, Hook prepare, Hook afterReady) {
+        String script = "test -f " + shellQuoted(dir.resolve("data/PG_VERSION").toString()) + " || initdb "
+                + shellQuoted(initdb) + " && exec postgres " + shellQuoted(server);
+        return ContainerServer.start(
+                "postgresql",
+                ServerMode.postgresImage(),
+                port,
+                p -> List.of("sh", "-c", script),
+                probe,
+                new Extras("postgres", dir, prepare, afterReady, Duration.ofSeconds(60)));
+    }
+
+    private static String shellQuoted(List<String> args) {
+        return args.stream().map(DockerServers::shellQuoted).collect(Collectors.joining(" "));
+    }
+
+    private static String shellQuoted(String arg) {
+        return "'" + arg.replace("'", "'\\''") + "'";
     }
 
     interface Check {
         boolean ready(String host, int port) throws Exception;
+    }
+
+    interface Hook {
+        void run() throws Exception;
+    }
+
+    /**
+     * What a container needs beyond its image and command: the user it runs as (null: the image's),
+     * a host directory it sees at the same path (null: none) with hooks before a start from an empty
+     * directory and after each start, and how long it may take to answer.
+     */
+    record Extras(String user, Path dir, Hook prepare, Hook afterReady, Duration startTimeout) {
+        static final Extras NONE = new Extras(null, null, null, null, Duration.ofSeconds(30));
     }
 
     /** A server in a container with host networking. */
@@ -115,19 +162,33 @@ final class DockerServers {
         private final int port;
         private final IntFunction<List<String>> command;
         private final Check probe;
+        private final Extras extras;
         private GenericContainer<?> container;
 
-        private ContainerServer(String kind, String image, int port, IntFunction<List<String>> command, Check probe) {
+        private ContainerServer(
+                String kind, String image, int port, IntFunction<List<String>> command, Check probe, Extras extras) {
             this.kind = kind;
             this.image = image;
             this.port = port;
             this.command = command;
             this.probe = probe;
+            this.extras = extras;
         }
 
-        static ContainerServer start(String kind, String image, IntFunction<List<String>> command, Check probe) {
-            ContainerServer s = new ContainerServer(kind, image, Ports.free(), command, probe);
-            s.create();
+        static ContainerServer start(
+                String kind, String image, IntFunction<List<String>> command, Check probe, Extras extras) {
+            return start(kind, image, Ports.free(), command, probe, extras);
+        }
+
+        static ContainerServer start(
+                String kind, String image, int port, IntFunction<List<String>> command, Check probe, Extras extras) {
+            ContainerServer s = new ContainerServer(kind, image, port, command, probe, extras);
+            try {
+                s.create();
+            } catch (RuntimeException e) {
+                s.close(); // a container that started but never answered, and the directory
+                throw e;
+            }
             LIVE.add(s);
             return s;
         }
@@ -140,6 +201,18 @@ final class DockerServers {
                     .withLabel(KIND_LABEL, kind)
                     .withLabel(
                             OWNER_LABEL, Long.toString(ProcessHandle.current().pid()));
+            if (extras.user() != null || extras.dir() != null) {
+                c.withCreateContainerCmdModifier(cmd -> {
+                    if (extras.user() != null) {
+                        cmd.withUser(extras.user());
+                    }
+                    if (extras.dir() != null) {
+                        String dir = extras.dir().toString();
+                        cmd.getHostConfig().withBinds(new Bind(dir, new Volume(dir)));
+                    }
+                });
+            }
+            run(extras.prepare(), "prepare");
             removeOrphans();
             try {
                 c.start();
@@ -157,12 +230,27 @@ final class DockerServers {
         }
 
         private void awaitReady() {
-            Probes.await(kind + " container on " + address(), Duration.ofSeconds(30), null, () -> {
+            Probes.await(kind + " container on " + address(), extras.startTimeout(), null, () -> {
                 if (!isRunning()) {
                     throw new ServerStartException(kind + " container exited: " + container.getLogs());
                 }
                 return probe.ready(host(), port);
             });
+            run(extras.afterReady(), "set up");
+        }
+
+        private void run(Hook hook, String what) {
+            if (hook == null) {
+                return;
+            }
+            try {
+                hook.run();
+            } catch (ServerStartException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new ServerStartException(
+                        "cannot " + what + " " + kind + " container on " + address() + ": " + e, e);
+            }
         }
 
         /**
@@ -259,6 +347,9 @@ final class DockerServers {
                 awaitReady();
             } else {
                 container.stop();
+                if (extras.dir() != null) {
+                    ServerDirs.emptyDir(extras.dir());
+                }
                 create();
             }
         }
@@ -270,6 +361,7 @@ final class DockerServers {
                 container.stop();
                 container = null;
             }
+            ServerDirs.deleteQuietly(extras.dir());
         }
 
         @Override

@@ -38,6 +38,12 @@ import java.util.stream.Stream;
  * as root: when the test JVM runs as root, the server, {@code initdb} and {@code psql} run as the
  * {@code postgres} system user that the Debian package creates, and the server's directory is given
  * to it.
+ *
+ * <p>In docker mode ({@link ServerMode}) a server without TLS runs in a container of image {@code
+ * distlock.image.postgresql} with host networking, as the image's user {@code postgres}; its
+ * directory is mounted at the same path (data and Unix socket), so that administration goes through
+ * the host's {@code psql} as for a local server. Kills, pauses and restarts (with or without its
+ * data) act on the container.
  */
 public final class PostgresServer extends DelegatingTestServer {
     /** The test database. */
@@ -49,11 +55,15 @@ public final class PostgresServer extends DelegatingTestServer {
     private static final String SUPERUSER = "postgres";
     private static final String POSTGRES_DRIVER_ARTIFACT = "org.postgresql:postgresql";
 
-    private final ServerProcess process;
+    private final Path dir;
 
     private PostgresServer(ServerProcess process) {
-        super(process);
-        this.process = process;
+        this(process, process.dir());
+    }
+
+    private PostgresServer(TestServer delegate, Path dir) {
+        super(delegate);
+        this.dir = dir;
     }
 
     /** Starts a test-speed server. */
@@ -83,7 +93,7 @@ public final class PostgresServer extends DelegatingTestServer {
         /**
          * Offers TLS with {@code certs}' server certificate ({@code ssl=on}); clients verify it against
          * {@link TestCertificates#caCertificate()} ({@code sslmode=verify-full}). TLS is offered, not
-         * required.
+         * required. Always a local process (also in docker mode).
          */
         public Builder tls(TestCertificates certs) {
             this.tls = certs;
@@ -107,114 +117,139 @@ public final class PostgresServer extends DelegatingTestServer {
     }
 
     private static PostgresServer start(boolean durable, boolean statementStatistics, TestCertificates tls) {
-        Path bin = binDir();
-        Path postgres = bin.resolve("postgres");
-        Path initdb = bin.resolve("initdb");
-        Path isReady = bin.resolve("pg_isready");
         boolean root = "root".equals(System.getProperty("user.name"));
-        return new PostgresServer(ServerProcess.startWithRetry(() -> new ServerProcess(
-                "postgresql",
-                ServerDirs.create("postgresql"),
-                Ports.free(),
-                s -> {
-                    List<String> c = asServerUser(
+        if (tls == null && ServerMode.useDocker()) {
+            return startContainer(root, durable, statementStatistics);
+        }
+        Path bin = binDir();
+        return new PostgresServer(ServerProcess.startWithRetry(() -> {
+            Path dir = ServerDirs.create("postgresql");
+            int port = Ports.free();
+            return new ServerProcess(
+                    "postgresql",
+                    dir,
+                    port,
+                    s -> asServerUser(
                             root,
-                            postgres.toString(),
-                            "-D",
-                            s.dir().resolve("data").toString(),
-                            "-p",
-                            Integer.toString(s.port()),
-                            "-c",
-                            "listen_addresses=127.0.0.1",
-                            "-c",
-                            "unix_socket_directories=" + s.dir(),
-                            "-c",
-                            "max_connections=300",
-                            "-c",
-                            "shared_buffers=32MB",
-                            "-c",
-                            "log_min_messages=warning");
-                    if (statementStatistics) {
-                        c.addAll(List.of(
-                                "-c",
-                                "shared_preload_libraries=pg_stat_statements",
-                                "-c",
-                                "pg_stat_statements.track_utility=on"));
-                    }
-                    if (!durable) {
-                        // commits still reach the kernel (a killed server keeps them), never the disk
-                        c.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off"));
-                    }
-                    if (tls != null) {
-                        c.addAll(List.of(
-                                "-c",
-                                "ssl=on",
-                                "-c",
-                                "ssl_cert_file=" + s.dir().resolve("server.crt"),
-                                "-c",
-                                "ssl_key_file=" + s.dir().resolve("server.key")));
-                    }
-                    return c;
-                },
-                s -> run(
-                                asServerUser(
-                                        root,
-                                        isReady.toString(),
-                                        "-q",
-                                        "-h",
-                                        s.dir().toString(),
-                                        "-p",
-                                        Integer.toString(s.port()),
-                                        "-d",
-                                        "postgres",
-                                        "-U",
-                                        SUPERUSER),
-                                s.dir(),
-                                Duration.ofSeconds(5))
-                        == 0,
-                s -> {
-                    giveToServerUser(root, s.dir());
-                    List<String> c = asServerUser(
-                            root,
-                            initdb.toString(),
-                            "-D",
-                            s.dir().resolve("data").toString(),
-                            "-U",
-                            SUPERUSER,
-                            "--auth-local=trust",
-                            "--auth-host=scram-sha-256",
-                            "-E",
-                            "UTF8",
-                            "--locale=C.UTF-8",
-                            "--no-sync");
-                    Path log = s.dir().resolve("initdb.log");
-                    if (run(c, s.dir(), Duration.ofSeconds(60), log) != 0) {
-                        throw new ServerStartException("initdb failed: " + SupervisedProcess.tail(log, 3000));
-                    }
-                    if (tls != null) {
-                        Files.copy(tls.serverCertificate(), s.dir().resolve("server.crt"));
-                        Files.copy(tls.serverKey(), s.dir().resolve("server.key"));
-                        Files.setPosixFilePermissions(
-                                s.dir().resolve("server.key"), PosixFilePermissions.fromString("rw-------"));
-                        giveToServerUser(root, s.dir());
-                    }
-                },
-                s -> {
-                    // also after a restart with its data: create what is missing
-                    if (psqlIn(root, s, "postgres", "SELECT 1 FROM pg_roles WHERE rolname = '" + USER + "'")
-                            .isEmpty()) {
-                        psqlIn(root, s, "postgres", "CREATE ROLE " + USER + " LOGIN PASSWORD '" + PASSWORD + "'");
-                    }
-                    if (psqlIn(root, s, "postgres", "SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")
-                            .isEmpty()) {
-                        psqlIn(root, s, "postgres", "CREATE DATABASE " + DATABASE + " OWNER " + USER);
-                    }
-                    if (statementStatistics) {
-                        psqlIn(root, s, DATABASE, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-                    }
-                },
-                Duration.ofSeconds(60),
-                Map.of())));
+                            bin.resolve("postgres").toString(),
+                            serverArguments(dir, port, durable, statementStatistics, tls)),
+                    s -> isReady(root, dir, port),
+                    s -> {
+                        giveToServerUser(root, dir);
+                        List<String> c =
+                                asServerUser(root, bin.resolve("initdb").toString(), initdbArguments(dir));
+                        Path log = dir.resolve("initdb.log");
+                        if (run(c, dir, Duration.ofSeconds(60), log) != 0) {
+                            throw new ServerStartException("initdb failed: " + SupervisedProcess.tail(log, 3000));
+                        }
+                        if (tls != null) {
+                            Files.copy(tls.serverCertificate(), dir.resolve("server.crt"));
+                            Files.copy(tls.serverKey(), dir.resolve("server.key"));
+                            Files.setPosixFilePermissions(
+                                    dir.resolve("server.key"), PosixFilePermissions.fromString("rw-------"));
+                            giveToServerUser(root, dir);
+                        }
+                    },
+                    s -> setUp(root, dir, port, statementStatistics),
+                    Duration.ofSeconds(60),
+                    Map.of());
+        }));
+    }
+
+    /**
+     * The server in a container (docker mode): its directory is mounted at the same path, opened to
+     * the container's user, and set up from the host over the Unix socket in it, as a local one.
+     */
+    private static PostgresServer startContainer(boolean root, boolean durable, boolean statementStatistics) {
+        Path dir = ServerDirs.create("postgresql");
+        int port = Ports.free();
+        return new PostgresServer(
+                DockerServers.postgres(
+                        dir,
+                        port,
+                        initdbArguments(dir),
+                        serverArguments(dir, port, durable, statementStatistics, null),
+                        (h, p) -> isReady(root, dir, port),
+                        // the container's user owns what it creates in the directory; the host's psql
+                        // reaches the socket it puts there
+                        () -> Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx")),
+                        () -> setUp(root, dir, port, statementStatistics)),
+                dir);
+    }
+
+    private static List<String> serverArguments(
+            Path dir, int port, boolean durable, boolean statementStatistics, TestCertificates tls) {
+        List<String> c = new ArrayList<>(List.of(
+                "-D",
+                dir.resolve("data").toString(),
+                "-p",
+                Integer.toString(port),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "unix_socket_directories=" + dir,
+                "-c",
+                "max_connections=300",
+                "-c",
+                "shared_buffers=32MB",
+                "-c",
+                "log_min_messages=warning"));
+        if (statementStatistics) {
+            c.addAll(List.of(
+                    "-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track_utility=on"));
+        }
+        if (!durable) {
+            // commits still reach the kernel (a killed server keeps them), never the disk
+            c.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off"));
+        }
+        if (tls != null) {
+            c.addAll(List.of(
+                    "-c",
+                    "ssl=on",
+                    "-c",
+                    "ssl_cert_file=" + dir.resolve("server.crt"),
+                    "-c",
+                    "ssl_key_file=" + dir.resolve("server.key")));
+        }
+        return c;
+    }
+
+    private static List<String> initdbArguments(Path dir) {
+        return List.of(
+                "-D",
+                dir.resolve("data").toString(),
+                "-U",
+                SUPERUSER,
+                "--auth-local=trust",
+                "--auth-host=scram-sha-256",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync");
+    }
+
+    private static boolean isReady(boolean root, Path dir, int port) throws IOException, InterruptedException {
+        List<String> c = asServerUser(
+                root,
+                binDir().resolve("pg_isready").toString(),
+                List.of("-q", "-h", dir.toString(), "-p", Integer.toString(port), "-d", "postgres", "-U", SUPERUSER));
+        return run(c, dir, Duration.ofSeconds(5)) == 0;
+    }
+
+    /** Creates the role, the database and the extension, those missing (also after a restart with its data). */
+    private static void setUp(boolean root, Path dir, int port, boolean statementStatistics)
+            throws IOException, InterruptedException {
+        if (psqlIn(root, dir, port, "postgres", "SELECT 1 FROM pg_roles WHERE rolname = '" + USER + "'")
+                .isEmpty()) {
+            psqlIn(root, dir, port, "postgres", "CREATE ROLE " + USER + " LOGIN PASSWORD '" + PASSWORD + "'");
+        }
+        if (psqlIn(root, dir, port, "postgres", "SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")
+                .isEmpty()) {
+            psqlIn(root, dir, port, "postgres", "CREATE DATABASE " + DATABASE + " OWNER " + USER);
+        }
+        if (statementStatistics) {
+            psqlIn(root, dir, port, DATABASE, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+        }
     }
 
     /** {@code jdbc:postgresql://127.0.0.1:port/distlock_test}. */
@@ -252,7 +287,7 @@ public final class PostgresServer extends DelegatingTestServer {
      */
     public String executeAsSuperuser(String... statements) {
         try {
-            return psqlIn("root".equals(System.getProperty("user.name")), process, DATABASE, statements);
+            return psqlIn("root".equals(System.getProperty("user.name")), dir, port(), DATABASE, statements);
         } catch (IOException e) {
             throw new IllegalStateException("psql failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -272,32 +307,33 @@ public final class PostgresServer extends DelegatingTestServer {
         return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
     }
 
-    private static String psqlIn(boolean root, ServerProcess s, String database, String... statements)
+    private static String psqlIn(boolean root, Path dir, int port, String database, String... statements)
             throws IOException, InterruptedException {
         List<String> c = asServerUser(
                 root,
                 binDir().resolve("psql").toString(),
-                "-X",
-                "-q",
-                "-A",
-                "-t",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-h",
-                s.dir().toString(),
-                "-p",
-                Integer.toString(s.port()),
-                "-U",
-                SUPERUSER,
-                "-d",
-                database);
+                List.of(
+                        "-X",
+                        "-q",
+                        "-A",
+                        "-t",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-h",
+                        dir.toString(),
+                        "-p",
+                        Integer.toString(port),
+                        "-U",
+                        SUPERUSER,
+                        "-d",
+                        database));
         for (String sql : statements) {
             c.add("-c");
             c.add(sql);
         }
-        Path out = Files.createTempFile(s.dir(), "psql", ".out");
+        Path out = Files.createTempFile(dir, "psql", ".out");
         try {
-            int rc = run(c, s.dir(), Duration.ofSeconds(30), out);
+            int rc = run(c, dir, Duration.ofSeconds(30), out);
             String text = Files.readString(out, StandardCharsets.UTF_8).trim();
             if (rc != 0) {
                 throw new IllegalStateException("psql exited with " + rc + ": " + text);
@@ -334,7 +370,7 @@ public final class PostgresServer extends DelegatingTestServer {
     }
 
     /** {@code command} as the {@code postgres} user when this JVM runs as root (same pid: setpriv execs). */
-    private static List<String> asServerUser(boolean root, String... command) {
+    private static List<String> asServerUser(boolean root, String binary, List<String> arguments) {
         List<String> c = new ArrayList<>();
         if (root) {
             c.addAll(List.of(
@@ -345,7 +381,8 @@ public final class PostgresServer extends DelegatingTestServer {
                     "--init-groups",
                     "--"));
         }
-        c.addAll(List.of(command));
+        c.add(binary);
+        c.addAll(arguments);
         return c;
     }
 

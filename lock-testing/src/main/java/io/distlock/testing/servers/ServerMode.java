@@ -9,9 +9,10 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code local} (default): local binaries from the Debian packages.
  *   <li>{@code docker}: containers through Testcontainers, with host networking on free loopback
- *       ports, for the kinds that support it (Redis standalone and etcd single member); other kinds
- *       still start locally. Images from {@code distlock.image.redis} (default {@value
- *       #DEFAULT_REDIS_IMAGE}) and {@code distlock.image.etcd} (default {@value #DEFAULT_ETCD_IMAGE}).
+ *       ports, for the kinds that support it (Redis standalone, etcd single member, PostgreSQL
+ *       without TLS); other kinds still start locally. Images from {@code distlock.image.redis} (default {@value
+ *       #DEFAULT_REDIS_IMAGE}), {@code distlock.image.etcd} (default {@value #DEFAULT_ETCD_IMAGE}) and
+ *       {@code distlock.image.postgresql} (default {@value #DEFAULT_POSTGRES_IMAGE}).
  *   <li>{@code auto}: docker if Testcontainers is on the class path and a Docker engine answers,
  *       else local.
  * </ul>
@@ -32,10 +33,14 @@ public enum ServerMode {
     public static final String REDIS_IMAGE_PROPERTY = "distlock.image.redis";
     /** System property naming the etcd image for docker mode. */
     public static final String ETCD_IMAGE_PROPERTY = "distlock.image.etcd";
+    /** System property naming the PostgreSQL image for docker mode. */
+    public static final String POSTGRES_IMAGE_PROPERTY = "distlock.image.postgresql";
     /** The official Redis image. */
     public static final String DEFAULT_REDIS_IMAGE = "redis:7.0";
     /** The official etcd image. */
     public static final String DEFAULT_ETCD_IMAGE = "quay.io/coreos/etcd:v3.4.23";
+    /** The official PostgreSQL 15 image. */
+    public static final String DEFAULT_POSTGRES_IMAGE = "postgres:15";
 
     private static volatile Boolean dockerUsable;
 
@@ -81,5 +86,9 @@ public enum ServerMode {
 
     static String etcdImage() {
         return System.getProperty(ETCD_IMAGE_PROPERTY, DEFAULT_ETCD_IMAGE);
+    }
+
+    static String postgresImage() {
+        return System.getProperty(POSTGRES_IMAGE_PROPERTY, DEFAULT_POSTGRES_IMAGE);
     }
 }

@@ -136,6 +136,7 @@ class WithoutOptionalDependenciesIT {
                 .contains("distlock.servers=docker")
                 .contains("org.testcontainers:testcontainers");
         assertThat(results.get("docker.etcd")).isEqualTo(results.get("docker.redis"));
+        assertThat(results.get("docker.postgresql")).isEqualTo(results.get("docker.redis"));
     }
 
     @Test

@@ -75,6 +75,7 @@ public final class WithoutOptionalDependenciesMain {
         System.setProperty(ServerMode.PROPERTY, "docker");
         report("docker.redis", failure(() -> RedisServer.start().close()));
         report("docker.etcd", failure(() -> EtcdServer.start().close()));
+        report("docker.postgresql", failure(() -> PostgresServer.start().close()));
         System.setProperty(ServerMode.PROPERTY, "local");
         try (MariaDbServer db = MariaDbServer.start()) {
             // the database and user exist (from the init file): ask with the mariadb command-line client
