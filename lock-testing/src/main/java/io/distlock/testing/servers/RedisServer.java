@@ -241,6 +241,24 @@ public final class RedisServer extends DelegatingTestServer {
         return n;
     }
 
+    /**
+     * Requests the server read from its connections so far ({@code total_reads_processed} of {@code
+     * INFO stats}): a script counts once however many commands it runs, a pipeline about once per
+     * read. Counts every connection, also replicas' and Sentinels' (use {@link #clientCommandCalls()}
+     * for a server that has them), and this call's own connection. Only differences mean something.
+     *
+     * @throws IOException if the server does not answer
+     */
+    public long readsProcessed() throws IOException {
+        for (String line : call("INFO", "stats").split("\\r?\\n")) {
+            if (line.startsWith("total_reads_processed:")) {
+                return Long.parseLong(
+                        line.substring("total_reads_processed:".length()).trim());
+            }
+        }
+        throw new IOException("INFO stats of " + address() + " has no total_reads_processed");
+    }
+
     /** Commands {@link #clientCommandCalls()} leaves out. */
     private static final java.util.Set<String> DEPLOYMENT_COMMANDS = java.util.Set.of(
             "ping",
