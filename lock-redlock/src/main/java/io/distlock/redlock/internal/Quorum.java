@@ -98,7 +98,12 @@ final class Quorum {
      * did.
      */
     long roundDeadline(long sentAt, long validUntil) {
-        long timeout = nodeTimeoutNanos;
+        return roundDeadline(sentAt, validUntil, nodeTimeoutNanos);
+    }
+
+    /** Like {@link #roundDeadline(long, long)}, for a round whose nodes have {@code timeoutNanos} each. */
+    long roundDeadline(long sentAt, long validUntil, long timeoutNanos) {
+        long timeout = timeoutNanos;
         if (nodes.stream().filter(Node::isWarm).count() < size) {
             timeout =
                     Deadlines.after(timeout, options.timeouts().connectTimeout().toNanos());

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Renews the locks of one renewal tick with one round trip per node: {@link Scripts#RENEW_MANY}
@@ -22,8 +23,10 @@ import java.util.List;
  * until the validity runs out. A node that fails or does not answer in time counts for no lock, so
  * one node down leaves the others' renewals to the remaining majority.
  *
- * <p>The round ends as soon as a majority of nodes renewed every lock (the usual case); otherwise it
- * waits for every node's reply up to the node timeout, as a lock's outcome needs them all. A single
+ * <p>A node has the node timeout for each {@value #CHUNK}-key call of its pipeline (so ten times
+ * the node timeout for 10,000 locks), never past the request timeout nor the latest validity of the
+ * batch's locks. The round ends as soon as a majority of nodes renewed every lock (the usual case);
+ * otherwise it waits for every node's reply up to that time, as a lock's outcome needs them all. A single
  * due lock is renewed with its own round ({@link HeldLock#renew()}, written on the direct
  * connections), as without batching.
  */
@@ -86,16 +89,18 @@ final class RedlockBatchRenewal implements BatchRenewal {
             }
             calls.add(new ScriptRunner.Call(keys, args));
         }
+        // a node's work grows with the number of locks: it has the node timeout per call
+        long nodeTimeout = quorum.nodeTimeoutNanos() * calls.size();
         long sentAt = quorum.ticker().read();
-        long deadline = quorum.roundDeadline(sentAt, lastValid);
+        long deadline = quorum.roundDeadline(sentAt, lastValid, nodeTimeout);
         Round<List<ScriptRunner.Outcome>> round = Round.startDirect(
                 quorum.ticker(),
                 quorum.nodes(),
                 quorum.size(),
                 RedlockBatchRenewal::renewedAll,
                 (node, send, direct) -> node.runAll(Scripts.RENEW_MANY, calls, send));
-        boolean allRenewed = round.awaitTimed(
-                quorum.ticker(), deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, lastValid));
+        boolean allRenewed =
+                round.awaitTimed(quorum.ticker(), deadline, nodeTimeout, quorum.roundCap(sentAt, deadline, lastValid));
         if (!allRenewed) {
             // some lock lacks a majority of renewals: its outcome needs every node's reply
             for (Node n : quorum.nodes()) {
@@ -128,12 +133,7 @@ final class RedlockBatchRenewal implements BatchRenewal {
                 outcomes.add(RenewalOutcome.failed(l.renewedTooLate(WHAT)));
             } else {
                 String tally = RoundReport.tally(
-                        nodes,
-                        yes,
-                        no,
-                        nodes - yes - no,
-                        quorum.options().nodeTimeout().toMillis(),
-                        majority);
+                        nodes, yes, no, nodes - yes - no, TimeUnit.NANOSECONDS.toMillis(nodeTimeout), majority);
                 outcomes.add(RenewalOutcome.failed(
                         quorum.noMajority(l.lockName(), WHAT + l.lockName() + "'", round, deadline, tally)));
             }

@@ -126,6 +126,11 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return quorum.keys();
     }
 
+    @Override
+    public long renewalPipelines() {
+        return quorum.nodes().stream().mapToLong(Node::pipelines).sum();
+    }
+
     /** The nodes, in configuration order (for tests in this package). */
     List<Node> nodes() {
         return quorum.nodes();
