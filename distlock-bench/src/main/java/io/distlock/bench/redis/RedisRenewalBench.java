@@ -1,9 +1,8 @@
 package io.distlock.bench.redis;
 
-import io.distlock.Lease;
-import io.distlock.LockObserver;
 import io.distlock.LockOptions;
 import io.distlock.bench.BenchJson;
+import io.distlock.bench.RenewalWindow;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.RedisLockProvider;
 import io.distlock.redis.internal.RedisInternals;
@@ -15,8 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -37,18 +34,13 @@ public final class RedisRenewalBench {
     private RedisRenewalBench() {}
 
     public static void main(String[] args) throws Exception {
-        Path out = Path.of(args.length > 0 ? args[0] : "target/redis-renewal-bench.json");
-        Duration lease = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 3_000);
-        Duration window = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 15);
-        List<Integer> counts = new ArrayList<>();
-        for (String c : (args.length > 3 ? args[3] : "1,100,10000").split(",")) {
-            counts.add(Integer.parseInt(c.trim()));
-        }
+        RenewalWindow.Settings settings = RenewalWindow.Settings.parse(args, "target/redis-renewal-bench.json");
+        Path out = settings.out();
+        Duration lease = settings.lease();
+        Duration window = settings.window();
+        List<Integer> counts = settings.counts();
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("lease_ms", lease.toMillis());
-        result.put("renewal_interval_ms", lease.toMillis() / 3);
-        result.put("window_s", window.toSeconds());
-        result.put("cpus", Runtime.getRuntime().availableProcessors());
+        settings.describe(result);
         List<Object> rows = new ArrayList<>();
         double oneRoundTrips = Double.NaN;
         try (RedisServer server = RedisServer.start();
@@ -60,7 +52,7 @@ public final class RedisRenewalBench {
                     oneRoundTrips = roundTrips;
                 }
                 if (!Double.isNaN(oneRoundTrips)) {
-                    row.put("round_trips_vs_one_lock", round(roundTrips / oneRoundTrips));
+                    row.put("round_trips_vs_one_lock", RenewalWindow.round(roundTrips / oneRoundTrips));
                 }
                 rows.add(row);
                 System.out.println(BenchJson.toJson(row));
@@ -73,59 +65,23 @@ public final class RedisRenewalBench {
 
     private static Map<String, Object> measure(RedisServer server, Jedis admin, int n, Duration lease, Duration window)
             throws InterruptedException {
-        AtomicLong renewed = new AtomicLong();
-        LockObserver observer = new LockObserver() {
-            @Override
-            public void renewed(String backend, String lockName) {
-                renewed.incrementAndGet();
-            }
-        };
+        RenewalWindow run = new RenewalWindow();
         try (RedisLockProvider p = RedisLockProvider.builder()
                 .standalone(server.host(), server.port())
                 .options(RedisLockOptions.defaults())
                 .lockOptions(LockOptions.builder()
                         .leaseTime(lease)
-                        .observer(observer)
+                        .observer(run.observer())
                         .build())
                 .build()) {
             RedisInternals internals = p.unwrap(RedisInternals.class).orElseThrow();
-            long acquireStart = System.nanoTime();
-            List<Lease> leases = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                leases.add(p.lock("renewal-bench-" + n + "-" + i).tryAcquire().orElseThrow());
-            }
-            long acquireNanos = System.nanoTime() - acquireStart;
-            Thread.sleep(lease.toMillis()); // three renewal intervals: the leases come into step
-            long pipelines = internals.renewalPipelines();
-            long scripts = scriptCalls(admin);
-            long renewals = renewed.get();
-            long t0 = System.nanoTime();
-            Thread.sleep(window.toMillis());
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            long lost = leases.stream().filter(l -> !l.isValid()).count();
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("locks", n);
-            row.put("acquire_all_ms", round(TimeUnit.NANOSECONDS.toMicros(acquireNanos) / 1e3));
-            row.put("round_trips_per_s", round((internals.renewalPipelines() - pipelines) / seconds));
-            row.put("script_calls_per_s", round((scriptCalls(admin) - scripts) / seconds));
-            row.put("lock_renewals_per_s", round((renewed.get() - renewals) / seconds));
-            row.put("leases_lost", lost);
-            leases.forEach(Lease::release);
-            return row;
+            return run.measure(
+                    p,
+                    internals::renewalPipelines,
+                    () -> RenewalWindow.scriptCalls(admin.info("commandstats")),
+                    n,
+                    lease,
+                    window);
         }
-    }
-
-    private static long scriptCalls(Jedis admin) {
-        long calls = 0;
-        for (String line : admin.info("commandstats").split("\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.substring(line.indexOf(":calls=") + 7, line.indexOf(',')));
-            }
-        }
-        return calls;
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 100) / 100.0;
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -53,6 +54,8 @@ final class Node implements AutoCloseable {
     private volatile long usualReplyNanos;
     /** Requests run by the I/O threads (tests read them). */
     private final LongAdder ioSends = new LongAdder();
+    /** Pipelines of batch renewals sent, retries included (tests and benchmarks read them). */
+    private final LongAdder pipelines = new LongAdder();
 
     private volatile boolean warm;
     /** Whether the last request failed (for one WARN per outage, naming the node). */
@@ -191,16 +194,51 @@ final class Node implements AutoCloseable {
         });
     }
 
+    /**
+     * Runs {@code calls} of {@code script} in one pipeline on this node's I/O executor (one round
+     * trip, two if the node lost its script cache; {@link ScriptRunner#runAll}), retried on another
+     * connection as {@link #run} retries; the future fails if the connection does or the server
+     * answers any call with an error. {@code send} as in {@link #run(Scripts.Script, List, List,
+     * BooleanSupplier)}.
+     */
+    CompletableFuture<List<ScriptRunner.Outcome>> runAll(
+            Scripts.Script script, List<ScriptRunner.Call> calls, BooleanSupplier send) {
+        return submit(io, c -> {
+            if (!send.getAsBoolean()) {
+                throw new StaleRequestException();
+            }
+            ioSends.increment();
+            return retried(() -> {
+                pipelines.increment();
+                List<ScriptRunner.Outcome> outcomes = ScriptRunner.runAll(c::pipelined, script, calls, 0, 0);
+                for (ScriptRunner.Outcome o : outcomes) {
+                    if (o.failure() != null) {
+                        throw o.failure();
+                    }
+                }
+                return outcomes;
+            });
+        });
+    }
+
     /** Runs {@code script} on {@code lane}, as {@link #run} does (a direct request's retry). */
     <T> CompletableFuture<T> call(Lane lane, Scripts.Script script, List<String> keys, List<String> args) {
         return submit(lane, c -> call(c, script, keys, args));
     }
 
+    @SuppressWarnings("unchecked")
     private <T> T call(UnifiedJedis c, Scripts.Script script, List<String> keys, List<String> args) {
+        return retried(() -> (T) ScriptRunner.run(c, script, keys, args));
+    }
+
+    /**
+     * {@code request}'s reply; a pooled connection that died while idle is retried on another, at
+     * most {@link #STALE_RETRIES} times. Records that the node answered, or failed.
+     */
+    private <T> T retried(Supplier<T> request) {
         for (int attempt = 0; ; attempt++) {
             try {
-                @SuppressWarnings("unchecked")
-                T reply = (T) ScriptRunner.run(c, script, keys, args);
+                T reply = request.get();
                 answered();
                 return reply;
             } catch (JedisConnectionException e) {
@@ -286,6 +324,11 @@ final class Node implements AutoCloseable {
     /** Requests sent by this node's I/O threads (no direct connection idle, TLS, retries) so far. */
     long ioSends() {
         return ioSends.sum();
+    }
+
+    /** Pipelines of batch renewals ({@link #runAll}) sent so far. */
+    long pipelines() {
+        return pipelines.sum();
     }
 
     /** Direct requests whose reply an I/O thread read (the round's thread stopped polling) so far. */

@@ -98,7 +98,12 @@ final class Quorum {
      * did.
      */
     long roundDeadline(long sentAt, long validUntil) {
-        long timeout = nodeTimeoutNanos;
+        return roundDeadline(sentAt, validUntil, nodeTimeoutNanos);
+    }
+
+    /** Like {@link #roundDeadline(long, long)}, for a round whose nodes have {@code timeoutNanos} each. */
+    long roundDeadline(long sentAt, long validUntil, long timeoutNanos) {
+        long timeout = timeoutNanos;
         if (nodes.stream().filter(Node::isWarm).count() < size) {
             timeout =
                     Deadlines.after(timeout, options.timeouts().connectTimeout().toNanos());
@@ -195,6 +200,15 @@ final class Quorum {
      * (see {@link RoundReport#tally}). Both name the nodes that did not answer and why.
      */
     RuntimeException noMajority(String name, String what, Round<?> round, long deadline) {
+        return noMajority(
+                name, what, round, deadline, round.tally(options.nodeTimeout().toMillis()));
+    }
+
+    /**
+     * Like {@link #noMajority(String, String, Round, long)}, with {@code tally} ({@link
+     * RoundReport#tally}) for what the nodes said about this lock (one lock of a batch round).
+     */
+    RuntimeException noMajority(String name, String what, Round<?> round, long deadline, String tally) {
         String unanswered = round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline));
         int refused = round.configurationFailureCount();
         if (nodes.size() - refused < size) {
@@ -206,10 +220,7 @@ final class Quorum {
                     round.firstError());
         }
         return new BackendUnavailableException(
-                what + ": " + round.tally(options.nodeTimeout().toMillis()) + "; unreachable: " + unanswered,
-                name,
-                BACKEND,
-                round.firstError());
+                what + ": " + tally + "; unreachable: " + unanswered, name, BACKEND, round.firstError());
     }
 
     /**

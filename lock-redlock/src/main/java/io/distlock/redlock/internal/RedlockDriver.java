@@ -6,6 +6,7 @@ import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
 import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.spi.AcquireContext;
+import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.Contender;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
@@ -19,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The Redlock driver over N independent masters ({@link Node}s). Every round goes to all nodes at
  * once (each node has its own connection pool and I/O threads) and ends as soon as its outcome is
  * decided or after the per-node timeout ({@link Round}, {@link Quorum}). The Lua scripts are
- * lock-redis-core's {@link Scripts} ({@code REDLOCK_*}, {@code RENEW}, and {@code RELEASE} to undo
- * a failed try); the key layout is {@link RedisKeys} under Redlock's own prefix.
+ * lock-redis-core's {@link Scripts} ({@code REDLOCK_*}, {@code RENEW}, {@code RENEW_MANY} for the
+ * locks due in one renewal tick ({@link RedlockBatchRenewal}), and {@code RELEASE} to undo a failed
+ * try); the key layout is {@link RedisKeys} under Redlock's own prefix.
  *
  * <p>Acquisition with fencing (one round, two when the nodes' counters differ): round 1 is {@code
  * SET lock owner NX PX lease} on every node and, where granted, increments the node's fencing
@@ -47,6 +49,7 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
     private final Capabilities capabilities;
     private final CountDownLatch closedSignal = new CountDownLatch(1);
     private final Waiters waiters;
+    private final RedlockBatchRenewal batchRenewal;
     private volatile boolean closed;
 
     private RedlockDriver(List<NodeAddress> addresses, RedlockLockOptions options, LockOptions lockOptions) {
@@ -73,6 +76,7 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         List<Node> nodes = List.copyOf(opened);
         this.quorum = new Quorum(nodes, options, lockOptions.ticker(), new RedisKeys(options.keyPrefix()));
         this.waiters = new Waiters(nodes, lockOptions.ticker(), quorum.keys());
+        this.batchRenewal = new RedlockBatchRenewal(quorum);
         List<Scripts.Script> scripts = new ArrayList<>(List.of(
                 Scripts.REDLOCK_ACQUIRE,
                 Scripts.RENEW,
@@ -80,7 +84,8 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
                 Scripts.RELEASE,
                 Scripts.REDLOCK_ACQUIRE_QUEUED,
                 Scripts.REDLOCK_RELEASE_AFTER,
-                Scripts.REDLOCK_LEAVE));
+                Scripts.REDLOCK_LEAVE,
+                Scripts.RENEW_MANY));
         if (options.fencing()) {
             scripts.add(1, Scripts.REDLOCK_RAISE);
         }
@@ -121,6 +126,11 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return quorum.keys();
     }
 
+    @Override
+    public long renewalPipelines() {
+        return quorum.nodes().stream().mapToLong(Node::pipelines).sum();
+    }
+
     /** The nodes, in configuration order (for tests in this package). */
     List<Node> nodes() {
         return quorum.nodes();
@@ -159,6 +169,12 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
     @Override
     public RenewalMode renewalMode() {
         return RenewalMode.WATCHDOG;
+    }
+
+    /** The locks due in one renewal tick, renewed with one round trip per node ({@link RedlockBatchRenewal}). */
+    @Override
+    public BatchRenewal batchRenewal() {
+        return batchRenewal;
     }
 
     /**

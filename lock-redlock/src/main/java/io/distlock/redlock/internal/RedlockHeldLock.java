@@ -36,6 +36,8 @@ final class RedlockHeldLock implements HeldLock {
     private volatile Duration leaseTime;
     /** The waiters whose queue member got the lock (taken off the queue on release), or null. */
     private final Waiters.Group queuedIn;
+    /** Set once the lock is released or left to run out: a batch renewal then leaves it alone. */
+    private volatile boolean ended;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -111,20 +113,50 @@ final class RedlockHeldLock implements HeldLock {
         boolean extended = round.awaitTimed(
                 ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
         if (extended && !Deadlines.passed(ticker, validUntil)) {
-            validUntil = ttl == ctx.leaseTime() ? ctx.validUntil(sentAt) : ctx.validUntil(sentAt, ttl);
+            renewed(sentAt, ttl);
             return true;
         }
         if (round.noCount() > quorum.nodes().size() - quorum.size()) {
             return false; // a majority no longer holds our value
         }
         if (extended) {
-            throw new BackendUnavailableException(
-                    what + name + "': a majority set its time to live only after the validity ran out",
-                    name,
-                    Quorum.BACKEND,
-                    null);
+            throw renewedTooLate(what);
         }
         throw quorum.noMajority(name, what + name + "'", round, deadline);
+    }
+
+    /** A majority set {@code ttl} by a round sent at {@code sentAt} (ticker reading): the validity follows. */
+    void renewed(long sentAt, Duration ttl) {
+        validUntil = ttl == ctx.leaseTime() ? ctx.validUntil(sentAt) : ctx.validUntil(sentAt, ttl);
+    }
+
+    /** The failure of a round whose majority set the time to live only after the validity ran out. */
+    BackendUnavailableException renewedTooLate(String what) {
+        String name = ctx.lockName();
+        return new BackendUnavailableException(
+                what + name + "': a majority set its time to live only after the validity ran out",
+                name,
+                Quorum.BACKEND,
+                null);
+    }
+
+    String lockName() {
+        return ctx.lockName();
+    }
+
+    /** This hold's owner value on the nodes. */
+    String owner() {
+        return owner;
+    }
+
+    /** The time to live renewals set: the acquisition's lease time, or the last extension's. */
+    Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** Whether the lock was released or left to run out (no renewal is sent for it any more). */
+    boolean ended() {
+        return ended;
     }
 
     /**
@@ -139,6 +171,7 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
+        ended = true;
         return finalRound(
                 Scripts.REDLOCK_RELEASE,
                 List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
@@ -153,6 +186,7 @@ final class RedlockHeldLock implements HeldLock {
     @Override
     public boolean releaseAfter(Duration delay) {
         long millis = Math.max(1, delay.toMillis());
+        ended = true;
         return finalRound(
                 Scripts.REDLOCK_RELEASE_AFTER,
                 List.of(owner, Long.toString(millis), member(), requeue()),

@@ -10,4 +10,11 @@ public interface RedlockInternals {
 
     /** The key layout on every node, under the provider's prefix. */
     RedisKeys keys();
+
+    /**
+     * Pipelines the batched renewal has sent so far, summed over the nodes (one per node per
+     * renewal tick with more than one due lock: one round trip per node), retries included; a single
+     * due lock is renewed with its own round and not counted.
+     */
+    long renewalPipelines();
 }
