@@ -4,11 +4,40 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.LockClient;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
-/** Helpers shared by the backends that run a real server. */
+/**
+ * What the backends that run a real server share: where the servers are (started here or the
+ * user's), the run's prefix, the delay line in front of the servers, and pairing each target with
+ * its delayed variant.
+ */
 abstract class ServerBackend implements Backend {
+    /** Where the servers are: the ones started here, or the user's. */
+    protected ServerAddress address;
+    /** The run's prefix. */
+    protected RunPrefix prefix;
+    /** The proxies in front of the servers, or null. */
+    protected ProxyLine line;
+    /** Whether the servers are the user's (not started by this run). */
+    protected boolean existing;
+
+    /**
+     * Uses {@code theirs}, or the local servers {@code startLocal} starts when it is null; then starts
+     * the delay line if asked.
+     */
+    protected final void use(
+            ServerAddress theirs, Supplier<ServerAddress> startLocal, RunPrefix runPrefix, boolean delayLine) {
+        this.existing = theirs != null;
+        this.address = existing ? theirs : startLocal.get();
+        this.prefix = runPrefix;
+        if (delayLine) {
+            this.line = new ProxyLine(address);
+        }
+    }
 
     /** Our target for a provider URI, with its capabilities read from one provider. */
     static ComparisonTarget ours(String name, String uri) {
@@ -19,7 +48,7 @@ abstract class ServerBackend implements Backend {
     }
 
     /** A counter supplier that turns failures into "unknown". */
-    static java.util.function.Supplier<OptionalLong> counter(LongSupplier read) {
+    static Supplier<OptionalLong> counter(LongSupplier read) {
         return () -> {
             try {
                 return OptionalLong.of(read.getAsLong());
@@ -27,6 +56,39 @@ abstract class ServerBackend implements Backend {
                 return OptionalLong.empty();
             }
         };
+    }
+
+    /** Connections from this machine to the servers (all processes', the probes' included). */
+    protected Supplier<OptionalLong> connections() {
+        return SocketCount.to(address.nodes());
+    }
+
+    /**
+     * {@code direct} with, when there is a delay line, each target paired with the target at the same
+     * place of {@code delayed} (the same targets built for the line's address).
+     */
+    protected List<ComparisonTarget> paired(List<ComparisonTarget> direct, Supplier<List<ComparisonTarget>> delayed) {
+        if (line == null) {
+            return direct;
+        }
+        List<ComparisonTarget> via = delayed.get();
+        List<ComparisonTarget> out = new ArrayList<>();
+        for (int i = 0; i < direct.size(); i++) {
+            out.add(direct.get(i).withDelayed(via.get(i), line));
+        }
+        return out;
+    }
+
+    /** "remote" or "local" and where, for the report. */
+    protected String where(String local) {
+        return existing ? "existing servers " + address.describe() : local;
+    }
+
+    /** Closes the delay line. */
+    protected void closeLine() {
+        if (line != null) {
+            line.close();
+        }
     }
 
     static RuntimeException unchecked(Exception e) {
