@@ -256,7 +256,11 @@ public final class Comparison {
                     }
                     progress.accept(String.format(
                             "[%d/%d] %s: %s, %d %s", t + 1, targets.size(), target.name(), s.title(), p, unit(s)));
-                    steps.measure(target, s, c, () -> scalePoint(target, s, p));
+                    steps.measure(target, s, c, () -> {
+                        long t0 = System.nanoTime();
+                        Measurement m = scalePoint(target, s, p);
+                        return m.with(Map.of("point_s", (System.nanoTime() - t0) / 1e9));
+                    });
                     String note = steps.out.get(steps.out.size() - 1).note();
                     failed = note != null && note.startsWith("failed");
                 }
