@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A point of the held-locks curve ({@link Scenario#RENEWAL} at a {@link Condition#point}): one
  * client acquires N distinct locks (from up to {@value #THREADS} threads, each releasing what it
- * acquired, as thread-bound locks require), holds them all for {@link
- * ComparisonSettings#renewalHold()}, and releases them. Reported: the server requests per second
+ * acquired, as thread-bound locks require), holds them all for {@link ScalePoints#hold()},
+ * and releases them. Reported: the server requests per second
  * while they are held (the first fifth of the hold not counted, as in the renewal scenario), the
  * heap the client's held locks take (after a full collection, against before the client opened),
  * the connections it has open to the server, and how long acquiring and releasing took.
@@ -84,7 +84,7 @@ final class HeldLocksScenario {
 
     /** Holds for the renewal hold; the server's requests per second after its first fifth, if counted. */
     private java.util.Optional<Double> requestsWhileHeld(ComparisonTarget target) throws InterruptedException {
-        long holdMillis = settings.renewalHold().toMillis();
+        long holdMillis = settings.scale().hold().toMillis();
         Thread.sleep(holdMillis / 5); // traffic the acquisitions still cause is not renewal
         OptionalLong before = target.requestsNow();
         long t0 = System.nanoTime();

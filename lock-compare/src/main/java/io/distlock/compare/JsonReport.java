@@ -57,6 +57,8 @@ final class JsonReport {
                 .append(jsonNumbers(s.scale().waiters()))
                 .append(", \"contended_duration_s\": ")
                 .append(num(s.scale().contendedDuration().toMillis() / 1000.0))
+                .append(", \"hold_s\": ")
+                .append(num(s.scale().hold().toMillis() / 1000.0))
                 .append(", \"max_waiter_clients\": ")
                 .append(s.scale().maxWaiterClients())
                 .append("}}");

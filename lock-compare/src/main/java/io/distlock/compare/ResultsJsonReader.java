@@ -95,6 +95,7 @@ final class ResultsJsonReader {
                 integers(scale, "held_locks"),
                 integers(scale, "waiters"),
                 Duration.ofMillis(Math.round(number(scale, "contended_duration_s") * 1000)),
+                Duration.ofMillis(Math.round(number(scale, "hold_s") * 1000)),
                 (int) number(scale, "max_waiter_clients"));
     }
 

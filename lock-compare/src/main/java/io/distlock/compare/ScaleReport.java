@@ -88,7 +88,7 @@ final class ScaleReport {
                         + " nothing added to the machine. Contending clients: each point contends for %.1f s after a"
                         + " quarter of that unmeasured; the wait is from the acquire call to the lock in hand. Held"
                         + " locks: one client acquires that many distinct locks (from up to %d threads), holds them for"
-                        + " %.0f s and counts the server's requests per second after the first fifth of the hold; the"
+                        + " %.1f s and counts the server's requests per second after the first fifth of the hold; the"
                         + " heap is this JVM's after a full collection, against before the client opened. Waiters: hand-offs"
                         + " as in the hand-off scenario, the waiters spread over at most %d clients (beyond that, several"
                         + " threads of a client wait). Connections are the TCP connections from this machine to the"
@@ -96,7 +96,7 @@ final class ScaleReport {
                         + " point a library cannot run says why below; a target's points after a failed one are not run.",
                 s.contendedDuration().toMillis() / 1000.0,
                 HeldLocksScenario.THREADS,
-                r.settings().renewalHold().toMillis() / 1000.0,
+                s.hold().toMillis() / 1000.0,
                 s.maxWaiterClients());
     }
 

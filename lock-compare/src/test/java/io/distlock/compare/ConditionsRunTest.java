@@ -34,10 +34,15 @@ class ConditionsRunTest {
         ComparisonSettings settings = ComparisonSettings.quick()
                 .withScenarios(EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.HANDOFF_1))
                 .withContendedDuration(Duration.ofMillis(200))
-                .withRenewalHold(Duration.ofMillis(500))
                 .withModes(List.of(MachineMode.IDLE, MachineMode.FAST))
                 .withOneWayDelays(List.of(Duration.ZERO, Duration.ofMillis(1)))
-                .withScale(new ScalePoints(List.of(1, 2), List.of(1, 3), List.of(1, 3), Duration.ofMillis(200), 2));
+                .withScale(new ScalePoints(
+                        List.of(1, 2),
+                        List.of(1, 3),
+                        List.of(1, 3),
+                        Duration.ofMillis(200),
+                        Duration.ofMillis(500),
+                        2));
 
         ComparisonResult r = Comparison.of(settings)
                 .target(ours.withDelayed(mem("mem", false), line))

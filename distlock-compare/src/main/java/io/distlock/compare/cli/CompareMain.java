@@ -59,7 +59,12 @@ public final class CompareMain {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        CompareOptions o = CompareOptions.parse(args);
+        return run(args, System.getenv(), out, err);
+    }
+
+    /** {@link #run(String[], PrintStream, PrintStream)} with credentials of existing servers from {@code env}. */
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        CompareOptions o = CompareOptions.parse(args, env);
         if (o == null) {
             out.println(CompareOptions.usage());
             return 0;
