@@ -46,7 +46,7 @@ record CompareOptions(
     static final List<Duration> DEFAULT_DELAYS = List.of(Duration.ZERO, Duration.ofMillis(1));
 
     /** The backends whose existing servers can be given ({@code --redis URI}, …). */
-    static final List<String> EXISTING = List.of("redis", "redlock", "zookeeper", "etcd", "mysql");
+    static final List<String> EXISTING = List.of("redis", "redlock", "zookeeper", "etcd", "mysql", "postgresql");
 
     /** A mistake on the command line: the message says which option and what is allowed. */
     static final class UsageException extends RuntimeException {
@@ -83,9 +83,10 @@ record CompareOptions(
                 "  --redis URI          run against existing servers instead of starting local ones:",
                 "  --redlock URI        redis://[user@]host:port[/db], redlock://[user@]h1:p1,h2:p2,...,",
                 "  --zookeeper URI      zookeeper://[user@]h:p,...[/chroot], etcd://[user@]h:p,...,",
-                "  --etcd URI           mysql://user@host:port/database; passwords from DISTLOCK_COMPARE_<BACKEND>_PASSWORD",
-                "  --mysql URI          (and users from _USER); everything is created under one run prefix and",
-                "                       removed at the end; without --backends, only the backends given run",
+                "  --etcd URI           mysql://user@host:port/database, postgresql://user@host:port/database;",
+                "  --mysql URI          passwords from DISTLOCK_COMPARE_<BACKEND>_PASSWORD (and users from _USER);",
+                "  --postgresql URI     everything is created under one run prefix and removed at the end;",
+                "                       without --backends, only the backends given run",
                 "  --servers MODE       local (default: installed binaries, installed first when root),",
                 "                       docker or auto (Testcontainers for Redis and etcd; see lock-testing/README.md)",
                 "  --out DIR            output folder (default: results/compare-<timestamp>)",
@@ -216,6 +217,7 @@ record CompareOptions(
                 case "--zookeeper":
                 case "--etcd":
                 case "--mysql":
+                case "--postgresql":
                     String backend = a.substring(2);
                     existing.put(backend, ServerAddress.parse(backend, value(args, ++i, a), env));
                     break;

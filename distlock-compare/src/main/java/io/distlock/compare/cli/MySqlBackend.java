@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,7 +26,7 @@ import java.util.List;
  * statements of an uncontended acquire+release exactly as lock-mysql-skiplocked sends them (from its
  * {@link MySqlDialect}), prepared once, on two connections of their own with the pool's Connector/J
  * settings (tables of their own, from the same DDL): {@code SELECT … FOR UPDATE SKIP LOCKED} of the
- * lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in autocommit on the
+ * lock's row in a READ COMMITTED transaction, the token statement in autocommit on the
  * second connection, {@code COMMIT}.
  */
 final class MySqlBackend extends ServerBackend {
@@ -51,7 +50,7 @@ final class MySqlBackend extends ServerBackend {
     private PreparedStatement bareClaim;
     private PreparedStatement bareNextToken;
     private long maxConnections;
-    private final List<String> tables = new ArrayList<>();
+    private final SqlRunObjects objects = new SqlRunObjects();
     private String cleanedUp;
 
     @Override
@@ -85,8 +84,8 @@ final class MySqlBackend extends ServerBackend {
         MySqlLockOptions bareTables =
                 MySqlLockOptions.builder().table(prefix.sql() + "_bare").build();
         MySqlDialect statements = MySqlDialect.of(bareTables);
-        tables.add(bareTables.table());
-        tables.add(bareTables.table() + "_token");
+        objects.table(bareTables.table());
+        objects.table(bareTables.tokenTable());
         try (Statement s = bareToken.createStatement()) {
             for (String ddl : statements.ddl()) {
                 s.execute(ddl);
@@ -94,7 +93,6 @@ final class MySqlBackend extends ServerBackend {
             s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
         bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareNextToken.setString(1, "l");
         bareLock = connect(address, "&" + ConnectorJSettings.speedUrlParameters());
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);
@@ -150,15 +148,6 @@ final class MySqlBackend extends ServerBackend {
         selectOne(delayedPing);
     }
 
-    private static void selectOne(Connection c) {
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT 1")) {
-            rs.next();
-        } catch (SQLException e) {
-            throw unchecked(e);
-        }
-    }
-
     @Override
     public List<ComparisonTarget> targets(boolean peers) {
         String version;
@@ -172,13 +161,13 @@ final class MySqlBackend extends ServerBackend {
         }
         if (peers) {
             try (Connection c = connect(address, "")) {
-                tables.add(JdbcLockRegistryClient.createTable(c, registryPrefix()));
+                objects.table(JdbcLockRegistryClient.createTable(c, registryPrefix(), "mysql"));
             } catch (SQLException e) {
                 throw unchecked(e);
             }
         }
-        tables.add(prefix.sql());
-        tables.add(prefix.sql() + "_token");
+        objects.table(prefix.sql());
+        objects.table(prefix.sql() + "_token");
         String v = version;
         List<ComparisonTarget> direct = at(address, this::selectOne, peers, v);
         long spare = maxConnections - 60; // the probes, the peers' pools, other clients of the server
@@ -198,37 +187,13 @@ final class MySqlBackend extends ServerBackend {
         return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
     }
 
-    /** The prefix of the peer's table: Spring Integration names it {@code <prefix>LOCK}. */
-    private String registryPrefix() {
-        return prefix.sql() + "_";
-    }
-
     private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
         String uri = "mysql://" + a.userInfo() + a.nodes().get(0) + "/" + a.path()
                 // one connection per held lock; a 10 s lease as for Redis and Redlock, so that the
                 // renewal hold (5 s) sees each lock's heartbeat (every 3.3 s; at the default 30 s
                 // lease it comes every 10 s and the hold saw none)
                 + "?createSchema=true&poolSize=" + POOL_SIZE + "&leaseTime=10s&table=" + prefix.sql();
-        List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("mysql", uri)
-                .withFloor(floor, FLOOR_STATEMENTS)
-                .withServerRequests(counter(this::questions))
-                .withServerConnections(connections())
-                .withServerVersion(version));
-        if (peers) {
-            String jdbcUrl = jdbcUrl(a);
-            String tablePrefix = registryPrefix();
-            out.add(ComparisonTarget.of(
-                            "spring-integration JdbcLockRegistry",
-                            "mysql",
-                            () -> new JdbcLockRegistryClient(jdbcUrl, a.user(), a.password(), tablePrefix))
-                    .withFloor(floor, FLOOR_STATEMENTS)
-                    .withServerRequests(counter(this::questions))
-                    .withServerConnections(connections())
-                    .withServerVersion(version)
-                    .asPeer());
-        }
-        return out;
+        return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_STATEMENTS, this::questions, peers, version);
     }
 
     @Override
@@ -240,32 +205,11 @@ final class MySqlBackend extends ServerBackend {
     @Override
     public synchronized String cleanUp() {
         if (cleanedUp == null && stats != null) {
-            long rows = 0;
-            List<String> dropped = new ArrayList<>();
-            try (Statement s = stats.createStatement()) {
-                for (String t : tables) {
-                    try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + t)) {
-                        rs.next();
-                        rows += rs.getLong(1);
-                    } catch (SQLException missing) {
-                        continue; // never created (its scenario did not run)
-                    }
-                    s.execute("DROP TABLE IF EXISTS " + t);
-                    dropped.add(t);
-                }
-                long left = 0;
-                try (ResultSet rs =
-                        s.executeQuery("SHOW TABLES LIKE '" + prefix.sql().replace("_", "\\_") + "%'")) {
-                    while (rs.next()) {
-                        left++;
-                    }
-                }
-                cleanedUp = address.describe() + ": dropped " + dropped.size() + " tables " + dropped + " with "
-                        + rows + " rows (distlock's lock and token tables, the peer's " + registryPrefix()
-                        + "LOCK, the probes'); " + (left == 0 ? "none left" : left + " LEFT");
-            } catch (SQLException e) {
-                cleanedUp = address.describe() + ": dropping the run's tables failed: " + e;
-            }
+            cleanedUp = objects.dropAll(
+                    stats,
+                    address.describe(),
+                    "distlock's lock and token tables, the peer's " + registryPrefix() + "LOCK, the probes'",
+                    "SHOW TABLES LIKE '" + SqlRunObjects.startingWith(prefix.sql()) + "'");
         }
         return cleanedUp == null ? "nothing created" : cleanedUp;
     }

@@ -19,17 +19,22 @@ import java.util.Map;
  * @param nodes the servers' {@code host:port}, at least one
  * @param user the user name, or null
  * @param password the password, or null
- * @param path the URI's path without its leading {@code /}: the database for MySQL, the chroot for
+ * @param path the URI's path without its leading {@code /}: the database for MySQL and PostgreSQL, the chroot for
  *     ZooKeeper, the database number for Redis; empty if none
  */
 record ServerAddress(String backend, List<String> nodes, String user, String password, String path) {
 
     /** The URI scheme and default port of each backend. */
-    private static final Map<String, String> SCHEMES =
-            Map.of("redis", "redis", "redlock", "redlock", "zookeeper", "zookeeper", "etcd", "etcd", "mysql", "mysql");
+    private static final Map<String, String> SCHEMES = Map.of(
+            "redis", "redis",
+            "redlock", "redlock",
+            "zookeeper", "zookeeper",
+            "etcd", "etcd",
+            "mysql", "mysql",
+            "postgresql", "postgresql");
 
     private static final Map<String, Integer> PORTS =
-            Map.of("redis", 6379, "redlock", 6379, "zookeeper", 2181, "etcd", 2379, "mysql", 3306);
+            Map.of("redis", 6379, "redlock", 6379, "zookeeper", 2181, "etcd", 2379, "mysql", 3306, "postgresql", 5432);
 
     /**
      * The servers {@code uri} names for {@code backend}, credentials completed from {@code env}.
@@ -80,10 +85,10 @@ record ServerAddress(String backend, List<String> nodes, String user, String pas
         if (password == null) {
             password = env.get(prefix + "PASSWORD");
         }
-        if (backend.equals("mysql") && (path.isEmpty() || user == null || user.isEmpty())) {
-            throw new CompareOptions.UsageException(
-                    option + " must name a user and a database: mysql://user@host[:port]/database (the"
-                            + " password in " + prefix + "PASSWORD)");
+        boolean sql = backend.equals("mysql") || backend.equals("postgresql");
+        if (sql && (path.isEmpty() || user == null || user.isEmpty())) {
+            throw new CompareOptions.UsageException(option + " must name a user and a database: " + scheme
+                    + "://user@host[:port]/database (the password in " + prefix + "PASSWORD)");
         }
         if (!backend.equals("redlock") && !backend.equals("zookeeper") && !backend.equals("etcd") && nodes.size() > 1) {
             throw new CompareOptions.UsageException(option + " names one server (was '" + redact(uri) + "')");

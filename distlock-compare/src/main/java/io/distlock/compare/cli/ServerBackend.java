@@ -4,6 +4,11 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.LockClient;
+import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -88,6 +93,53 @@ abstract class ServerBackend implements Backend {
     protected void closeLine() {
         if (line != null) {
             line.close();
+        }
+    }
+
+    /**
+     * For the SQL backends: our target at {@code uri} and, if {@code peers}, Spring Integration's
+     * {@code JdbcLockRegistry} at {@code jdbcUrl} (its table {@code <prefix>_LOCK}, created by {@link
+     * JdbcLockRegistryClient#createTable}), both with {@code floor} as the round trip ({@code
+     * statements} of it per acquire+release) and the server's requests read by {@code requests}.
+     */
+    protected List<ComparisonTarget> oursAndJdbcPeer(
+            String uri,
+            String jdbcUrl,
+            ServerAddress a,
+            Runnable floor,
+            int statements,
+            LongSupplier requests,
+            boolean peers,
+            String version) {
+        List<ComparisonTarget> out = new ArrayList<>();
+        out.add(ours(name(), uri));
+        if (peers) {
+            String tablePrefix = registryPrefix();
+            out.add(ComparisonTarget.of(
+                            "spring-integration JdbcLockRegistry",
+                            name(),
+                            () -> new JdbcLockRegistryClient(jdbcUrl, a.user(), a.password(), tablePrefix))
+                    .asPeer());
+        }
+        out.replaceAll(t -> t.withFloor(floor, statements)
+                .withServerRequests(counter(requests))
+                .withServerConnections(connections())
+                .withServerVersion(version));
+        return out;
+    }
+
+    /** The prefix of the JDBC peer's table: Spring Integration names it {@code <prefix>LOCK}. */
+    protected String registryPrefix() {
+        return prefix.sql() + "_";
+    }
+
+    /** One {@code SELECT 1} on {@code c}: a SQL backend's round trip. */
+    protected static void selectOne(Connection c) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT 1")) {
+            rs.next();
+        } catch (SQLException e) {
+            throw unchecked(e);
         }
     }
 

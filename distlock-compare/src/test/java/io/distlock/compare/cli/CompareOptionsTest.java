@@ -76,7 +76,13 @@ class CompareOptionsTest {
     @Test
     void parse_existingServers_onlyThoseBackendsRun_credentialsFromTheEnvironment_neverInTheCommand() {
         CompareOptions o = parse(
-                Map.of("DISTLOCK_COMPARE_MYSQL_PASSWORD", "s3cret", "DISTLOCK_COMPARE_REDIS_PASSWORD", "r3dis"),
+                Map.of(
+                        "DISTLOCK_COMPARE_MYSQL_PASSWORD",
+                        "s3cret",
+                        "DISTLOCK_COMPARE_REDIS_PASSWORD",
+                        "r3dis",
+                        "DISTLOCK_COMPARE_POSTGRESQL_PASSWORD",
+                        "pg-pw"),
                 "--redis",
                 "redis://staging:6380",
                 "--mysql",
@@ -84,15 +90,22 @@ class CompareOptionsTest {
                 "--zookeeper",
                 "zookeeper://zk1,zk2:2182/team",
                 "--etcd",
-                "etcd://ops:pw%40x@e1:2379");
+                "etcd://ops:pw%40x@e1:2379",
+                "--postgresql",
+                "postgresql://app@pg.staging/locks");
 
-        assertThat(o.backends()).containsExactly("redis", "mysql", "zookeeper", "etcd");
+        assertThat(o.backends()).containsExactly("redis", "mysql", "zookeeper", "etcd", "postgresql");
         ServerAddress mysql = o.existing().get("mysql");
         assertThat(mysql.nodes()).containsExactly("db.staging:3306");
         assertThat(mysql.user()).isEqualTo("app");
         assertThat(mysql.password()).isEqualTo("s3cret");
         assertThat(mysql.path()).isEqualTo("locks");
         assertThat(o.existing().get("redis").password()).isEqualTo("r3dis");
+        ServerAddress postgresql = o.existing().get("postgresql");
+        assertThat(postgresql.nodes()).containsExactly("pg.staging:5432");
+        assertThat(postgresql.user()).isEqualTo("app");
+        assertThat(postgresql.password()).isEqualTo("pg-pw");
+        assertThat(postgresql.path()).isEqualTo("locks");
         assertThat(o.existing().get("zookeeper").nodes()).containsExactly("zk1:2181", "zk2:2182");
         assertThat(o.existing().get("zookeeper").path()).isEqualTo("team");
         assertThat(o.existing().get("etcd").password()).isEqualTo("pw@x");
@@ -107,6 +120,8 @@ class CompareOptionsTest {
                 .hasMessageContaining("TLS servers are not supported");
         assertThatThrownBy(() -> parse("--mysql", "mysql://db.staging/locks"))
                 .hasMessageContaining("--mysql must name a user and a database");
+        assertThatThrownBy(() -> parse("--postgresql", "postgresql://pg.staging/locks"))
+                .hasMessageContaining("--postgresql must name a user and a database: postgresql://user@host");
         assertThatThrownBy(() -> parse("--redis", "redis://a:1,b:2")).hasMessageContaining("names one server");
         assertThatThrownBy(() -> parse("--redis", "redis://h:1?leaseTime=5s"))
                 .hasMessageContaining("takes no parameters");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.testing.servers.EtcdServer;
 import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.PostgresServer;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
 import io.distlock.testing.servers.TestServer;
@@ -35,7 +36,8 @@ import redis.clients.jedis.Jedis;
 /**
  * {@code ./distlock compare} against servers it did not start (the project's local servers, given
  * by URI as a team gives its staging servers): everything the run creates, distlock's and the peers',
- * is named under the run's prefix and gone afterwards, and what was there before is untouched.
+ * is named under the run's prefix and gone afterwards (Redis keys, Redlock nodes' keys, ZooKeeper
+ * nodes, etcd keys, MySQL tables, PostgreSQL tables, sequences and indexes), and what was there before is untouched.
  */
 class ExistingServersIT {
     private static final String MINE = "belongs-to-someone-else";
@@ -45,6 +47,7 @@ class ExistingServersIT {
     private static TestServer zookeeper;
     private static EtcdServer etcd;
     private static MariaDbServer mysql;
+    private static PostgresServer postgresql;
     private static CuratorFramework curator;
     private static Client jetcd;
 
@@ -55,6 +58,7 @@ class ExistingServersIT {
         zookeeper = ZooKeeperServer.start();
         etcd = EtcdServer.start();
         mysql = MariaDbServer.start();
+        postgresql = PostgresServer.start();
         redis.call("SET", MINE, "1");
         curator = CuratorFrameworkFactory.newClient(zookeeper.address(), new RetryOneTime(100));
         curator.start();
@@ -66,11 +70,16 @@ class ExistingServersIT {
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + MINE.replace('-', '_') + " (id INT)");
         }
+        try (Connection c = postgresql.connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + MINE.replace('-', '_') + " (id INT)");
+        }
     }
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {jetcd, curator, mysql, etcd, zookeeper, redlock, redis}) {
+        for (AutoCloseable c :
+                new AutoCloseable[] {jetcd, curator, postgresql, mysql, etcd, zookeeper, redlock, redis}) {
             try {
                 if (c != null) {
                     c.close();
@@ -109,12 +118,18 @@ class ExistingServersIT {
             "etcd://" + etcd.address(),
             "--mysql",
             "mysql://" + mysql.user() + "@" + mysql.address() + "/" + mysql.database(),
+            "--postgresql",
+            "postgresql://" + postgresql.user() + "@" + postgresql.address() + "/" + postgresql.database(),
             "--out",
             dir.toString()
         };
         int code = CompareMain.run(
                 args,
-                Map.of("DISTLOCK_COMPARE_MYSQL_PASSWORD", mysql.password()),
+                Map.of(
+                        "DISTLOCK_COMPARE_MYSQL_PASSWORD",
+                        mysql.password(),
+                        "DISTLOCK_COMPARE_POSTGRESQL_PASSWORD",
+                        postgresql.password()),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
@@ -123,7 +138,7 @@ class ExistingServersIT {
         String prefix = field(results, "run_prefix");
         assertThat(prefix).startsWith("distlock-compare-");
         // what each backend removed, named in the report; the peers ran and wrote under the prefix too
-        for (String b : List.of("redis", "redlock", "zookeeper", "etcd", "mysql")) {
+        for (String b : List.of("redis", "redlock", "zookeeper", "etcd", "mysql", "postgresql")) {
             assertThat(field(results, "cleanup." + b))
                     .as(b)
                     .contains("none left")
@@ -132,7 +147,9 @@ class ExistingServersIT {
         }
         assertThat(field(results, "cleanup.redis")).containsPattern("removed [1-9][0-9]* keys");
         assertThat(field(results, "cleanup.mysql")).contains(prefix.replace('-', '_') + "_LOCK");
-        assertThat(results).doesNotContain(mysql.password());
+        assertThat(field(results, "cleanup.postgresql"))
+                .contains(prefix.replace('-', '_') + "_LOCK", prefix.replace('-', '_') + "_token");
+        assertThat(results).doesNotContain(mysql.password()).doesNotContain(postgresql.password());
 
         try (Jedis j = new Jedis(redis.host(), redis.port())) {
             assertThat(j.keys(prefix + "*")).isEmpty();
@@ -162,6 +179,18 @@ class ExistingServersIT {
                 tables.add(rs.getString(1));
             }
             assertThat(tables).noneMatch(t -> t.startsWith("distlock_compare_")).contains(MINE.replace('-', '_'));
+        }
+        try (Connection c = postgresql.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT relname FROM pg_class")) {
+            List<String> objects = new ArrayList<>();
+            while (rs.next()) {
+                objects.add(rs.getString(1));
+            }
+            // tables, sequences, indexes and the peer's table (its name folded to lower case)
+            assertThat(objects)
+                    .noneMatch(o -> o.startsWith("distlock_compare_"))
+                    .contains(MINE.replace('-', '_'));
         }
     }
 

@@ -30,8 +30,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * <tablePrefix>LOCK} (Spring Integration's {@code INT_LOCK} under another prefix).
  */
 public final class JdbcLockRegistryClient implements LockClient {
-    /** The DDL Spring Integration ships for MySQL; only its {@code INT_LOCK} statement is used. */
-    private static final String SCHEMA = "org/springframework/integration/jdbc/schema-mysql.sql";
+    /** The DDL Spring Integration ships per database ({@code mysql}, {@code postgresql}); only {@code INT_LOCK} is used. */
+    private static final String SCHEMA = "org/springframework/integration/jdbc/schema-%s.sql";
 
     private final HikariDataSource pool;
     private final DefaultLockRepository repository;
@@ -61,33 +61,38 @@ public final class JdbcLockRegistryClient implements LockClient {
 
     /**
      * Creates the table {@code <tablePrefix>LOCK} with the statement from Spring Integration's shipped
-     * {@code schema-mysql.sql} (its {@code INT_} prefix replaced), unless it exists.
+     * {@code schema-<database>.sql} ({@code mysql}, {@code postgresql}; its {@code INT_} prefix
+     * replaced), unless it exists.
      *
      * @return the table's name
      */
-    public static String createTable(Connection c, String tablePrefix) throws SQLException {
+    public static String createTable(Connection c, String tablePrefix, String database) throws SQLException {
         String table = tablePrefix + "LOCK";
         DatabaseMetaData meta = c.getMetaData();
-        try (ResultSet rs = meta.getTables(c.getCatalog(), null, table, new String[] {"TABLE"})) {
-            if (rs.next()) {
-                return table;
+        // PostgreSQL folds the unquoted name to lower case
+        for (String name : new String[] {table, table.toLowerCase(Locale.ROOT)}) {
+            try (ResultSet rs = meta.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
+                if (rs.next()) {
+                    return table;
+                }
             }
         }
         try (Statement s = c.createStatement()) {
-            s.execute(intLockDdl().replace("INT_LOCK", table));
+            s.execute(intLockDdl(database).replace("INT_LOCK", table));
         }
         return table;
     }
 
-    static String intLockDdl() {
+    static String intLockDdl(String database) {
+        String resource = String.format(SCHEMA, database);
         String script;
-        try (InputStream in = JdbcLockRegistryClient.class.getClassLoader().getResourceAsStream(SCHEMA)) {
+        try (InputStream in = JdbcLockRegistryClient.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(SCHEMA + " is not on the class path (spring-integration-jdbc)");
+                throw new IllegalStateException(resource + " is not on the class path (spring-integration-jdbc)");
             }
             script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + SCHEMA, e);
+            throw new IllegalStateException("cannot read " + resource, e);
         }
         for (String statement : script.split(";")) {
             String s = statement.strip();
@@ -100,7 +105,7 @@ public final class JdbcLockRegistryClient implements LockClient {
                 return s;
             }
         }
-        throw new IllegalStateException("no CREATE TABLE INT_LOCK statement in " + SCHEMA);
+        throw new IllegalStateException("no CREATE TABLE INT_LOCK statement in " + resource);
     }
 
     @Override

@@ -23,8 +23,8 @@ class JdbcLockRegistryClientIT {
     static void start() throws Exception {
         server = MariaDbServer.start();
         try (Connection c = server.connect()) {
-            assertThat(JdbcLockRegistryClient.createTable(c, PREFIX)).isEqualTo("compare_it_LOCK");
-            JdbcLockRegistryClient.createTable(c, PREFIX); // idempotent
+            assertThat(JdbcLockRegistryClient.createTable(c, PREFIX, "mysql")).isEqualTo("compare_it_LOCK");
+            JdbcLockRegistryClient.createTable(c, PREFIX, "mysql"); // idempotent
         }
     }
 
@@ -40,11 +40,14 @@ class JdbcLockRegistryClientIT {
     }
 
     @Test
-    void intLockDdl_isTheShippedMySqlStatement() {
-        assertThat(JdbcLockRegistryClient.intLockDdl())
-                .startsWith("CREATE TABLE INT_LOCK")
-                .contains("LOCK_KEY", "CLIENT_ID", "EXPIRED_AFTER")
-                .doesNotContain("INT_MESSAGE");
+    void intLockDdl_isTheShippedStatementOfEachDatabase() {
+        for (String database : new String[] {"mysql", "postgresql"}) {
+            assertThat(JdbcLockRegistryClient.intLockDdl(database))
+                    .as(database)
+                    .startsWith("CREATE TABLE INT_LOCK")
+                    .contains("LOCK_KEY", "CLIENT_ID", "EXPIRED_AFTER")
+                    .doesNotContain("INT_MESSAGE");
+        }
     }
 
     @Test
