@@ -44,7 +44,11 @@ import java.util.function.Consumer;
  * which the reports tell the machine mode it actually ran in.
  */
 public final class Comparison {
-    /** Uncontended operations measured at a delay: each takes milliseconds, and the median settles quickly. */
+    /**
+     * Uncontended operations measured at a delay, at most: each takes milliseconds, and the median
+     * settles quickly. A quarter of the direct run's iterations when that is fewer (a smoke run), at
+     * least one interleaved block.
+     */
     static final int DELAY_ITERATIONS = 200;
     /** Uncontended warm-up at a delay: the path was compiled by the direct run. */
     static final int DELAY_WARMUP = 20;
@@ -177,8 +181,11 @@ public final class Comparison {
                 delayed.stream().map(ComparisonTarget.Delayed::target).toList();
         Set<DelayLine> lines = new LinkedHashSet<>();
         delayed.forEach(d -> lines.add(d.line()));
-        ComparisonSettings atDelay = settings.withIterations(Math.min(settings.iterations(), DELAY_ITERATIONS))
-                .withWarmup(Math.min(settings.warmup(), DELAY_WARMUP));
+        int iterations = Math.min(
+                settings.iterations(),
+                Math.max(UncontendedScenario.INTERLEAVE_BLOCK, Math.min(settings.iterations() / 4, DELAY_ITERATIONS)));
+        ComparisonSettings atDelay =
+                settings.withIterations(iterations).withWarmup(Math.min(settings.warmup(), DELAY_WARMUP));
         try {
             for (Duration d : settings.addedDelays()) {
                 Condition c = Condition.delayed(d);

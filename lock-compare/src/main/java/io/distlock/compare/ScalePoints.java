@@ -83,12 +83,13 @@ public record ScalePoints(
     }
 
     /**
-     * Tiny curves for a smoke run: 1 and 4 clients for 0.3 s, 1 and 10 held locks for 0.5 s (too short
-     * to see most renewals), 1 and 8 waiters.
+     * Tiny curves for a smoke run: 1 and 4 clients for 0.3 s, 1 and 10 held locks for 0.3 s (too short
+     * to see most renewals), 1 and 8 waiters on at most 2 clients (opening a client is what a point
+     * costs most).
      */
     public static ScalePoints quick() {
         return new ScalePoints(
-                List.of(1, 4), List.of(1, 10), List.of(1, 8), Duration.ofMillis(300), Duration.ofMillis(500), 100);
+                List.of(1, 4), List.of(1, 10), List.of(1, 8), Duration.ofMillis(300), Duration.ofMillis(300), 2);
     }
 
     /** Whether no curve has a point. */

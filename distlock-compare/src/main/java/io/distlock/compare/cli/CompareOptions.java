@@ -76,7 +76,8 @@ record CompareOptions(
                 "  --rtt 0,200us,1ms    one-way network delays (each direction: a round trip gains twice it) at",
                 "                       which latency, throughput and hand-off run again through a TCP proxy per",
                 "                       server; 0 is the direct run (default: 0,1ms; none to skip)",
-                "  --scale a,b,...      scale curves: clients,locks,waiters, or none (default: all three)",
+                "  --scale a,b,...      scale curves: clients,locks,waiters, or none (default: all three; each runs",
+                "                       with its scenario: contended, renewal, handoff_many)",
                 "  --scale-clients 1,8,64        contending clients per point (--quick: 1,4)",
                 "  --scale-locks 1,100,10000     locks held by one client per point (--quick: 1,10)",
                 "  --scale-waiters 1,50,1000     waiters on one lock per point (--quick: 1,8)",
@@ -120,7 +121,6 @@ record CompareOptions(
                 ComparisonSettings.defaults().withOneWayDelays(DEFAULT_DELAYS).withScale(ScalePoints.defaults());
         List<String> backends = null;
         boolean peers = true;
-        boolean quick = false;
         List<MachineMode> modes = null;
         List<Duration> delays = null;
         Set<String> curves = null;
@@ -133,7 +133,6 @@ record CompareOptions(
             String a = args[i];
             switch (a) {
                 case "--quick":
-                    quick = true;
                     settings = ComparisonSettings.quick()
                             .withScenarios(settings.scenarios())
                             .withOneWayDelays(DEFAULT_DELAYS)
@@ -261,7 +260,7 @@ record CompareOptions(
         if (delays != null) {
             settings = settings.withOneWayDelays(delays);
         }
-        settings = settings.withScale(scale(settings.scale(), quick, curves, points));
+        settings = settings.withScale(scale(settings.scale(), settings.scenarios(), curves, points));
         if (backends == null) {
             backends = existing.isEmpty()
                     ? new ArrayList<>(CompareMain.knownBackends().keySet())
@@ -290,9 +289,13 @@ record CompareOptions(
                 "./distlock compare" + joined(args));
     }
 
-    /** The scale points: the defaults (or --quick's), the curves {@code --scale} keeps, the points given. */
+    /**
+     * The scale points: the defaults (or --quick's), the points given, the curves {@code --scale} keeps
+     * and whose scenario {@code --scenarios} runs (clients: contended, locks: renewal, waiters:
+     * handoff_many).
+     */
     private static ScalePoints scale(
-            ScalePoints base, boolean quick, Set<String> curves, Map<String, List<Integer>> points) {
+            ScalePoints base, Set<Scenario> scenarios, Set<String> curves, Map<String, List<Integer>> points) {
         ScalePoints p = base;
         if (points.containsKey("clients")) {
             p = p.withClients(points.get("clients"));
@@ -308,7 +311,9 @@ record CompareOptions(
                     .withHeldLocks(curves.contains("locks") ? p.heldLocks() : List.of())
                     .withWaiters(curves.contains("waiters") ? p.waiters() : List.of());
         }
-        return p;
+        return p.withClients(scenarios.contains(Scenario.CONTENDED) ? p.clients() : List.of())
+                .withHeldLocks(scenarios.contains(Scenario.RENEWAL) ? p.heldLocks() : List.of())
+                .withWaiters(scenarios.contains(Scenario.HANDOFF_MANY) ? p.waiters() : List.of());
     }
 
     /** Where the recorded nemesis results are: next to the docs written, else in {@code docs/}. */

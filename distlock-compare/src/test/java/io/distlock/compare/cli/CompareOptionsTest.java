@@ -62,6 +62,12 @@ class CompareOptionsTest {
         assertThat(parse("--rtt", "none", "--scale", "none").settings().oneWayDelays())
                 .isEmpty();
         assertThat(parse("--scale", "none").settings().scale().isEmpty()).isTrue();
+        // a curve runs only with its scenario: clients with contended, locks with renewal, waiters with handoff_many
+        ScalePoints onlyLocks =
+                parse("--scenarios", "uncontended,renewal").settings().scale();
+        assertThat(onlyLocks.clients()).isEmpty();
+        assertThat(onlyLocks.heldLocks()).isEqualTo(ScalePoints.defaults().heldLocks());
+        assertThat(onlyLocks.waiters()).isEmpty();
     }
 
     @Test
