@@ -95,6 +95,7 @@ class ExistingServersIT {
             throws Exception {
         List<String> redlockNodes = new ArrayList<>();
         redlock.servers().forEach(s -> redlockNodes.add(s.address()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         String[] args = {
             "--quick",
@@ -130,10 +131,12 @@ class ExistingServersIT {
                         mysql.password(),
                         "DISTLOCK_COMPARE_POSTGRESQL_PASSWORD",
                         postgresql.password()),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
-        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(code)
+                .as(err.toString(StandardCharsets.UTF_8) + out.toString(StandardCharsets.UTF_8))
+                .isZero();
         String results = Files.readString(dir.resolve("results.json"));
         String prefix = field(results, "run_prefix");
         assertThat(prefix).startsWith("distlock-compare-");
