@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders a comparison report in headless Chromium and checks it: the page renders, the at-a-glance
-# cards and every chart are present and drawn, and the browser logs no console errors. Leaves beside
+# cards and every chart are present and drawn (the delay and scale charts when the results.json beside
+# the report says the run measured them), and the browser logs no console errors. Leaves beside
 # the report report.png (the page's top 3600 px) and report-at-a-glance.png (the title and the
 # at-a-glance cards, cut where that section ends).
 # usage: scripts/check-report.sh results/compare-.../report.html
@@ -41,10 +42,30 @@ if [ -n "$bottom" ]; then
 fi
 
 fail=0
-for id in at-a-glance summary chart-uncontended chart-floor chart-roundtrips chart-throughput chart-handoff \
-          chart-distribution guarantees method environment; do
+ids="at-a-glance summary chart-uncontended chart-floor chart-roundtrips chart-throughput chart-handoff
+     chart-distribution guarantees method environment"
+# the sections of what the run measured (its results.json beside the report): modes, delays, scale curves
+results="$dir/results.json"
+if [ -f "$results" ]; then
+  grep -q '"mode": "' "$results" && ids="$ids modes chart-modes"
+  if grep -qE '"one_way_delays_us": \[[^]]*[1-9]' "$results"; then
+    ids="$ids delays chart-delay-latency chart-delay-throughput"
+  fi
+  grep -qE '"clients": \[[0-9]' "$results" && ids="$ids scale chart-scale-clients"
+  grep -qE '"held_locks": \[[0-9]' "$results" && ids="$ids scale chart-scale-held-locks"
+  grep -qE '"waiters": \[[0-9]' "$results" && ids="$ids scale chart-scale-waiters"
+fi
+for id in $ids; do
   if ! grep -q "id=\"$id\"" "$dir/report.dom.html"; then
     echo "check-report: missing element #$id" >&2; fail=1
+  fi
+done
+# every chart section draws something: bars, curves or lines
+for id in $(grep -o 'section class="chart" id="[^"]*"' "$dir/report.dom.html" | cut -d'"' -f4); do
+  marks=$(awk -v id="$id" 'index($0, "id=\"" id "\"") {on=1} on {print} on && /<\/section>/ {exit}' \
+    "$dir/report.dom.html" | grep -o '<rect class="bar"\|<polyline class="curve"\|<polyline class="line"' | wc -l)
+  if [ "$marks" -lt 1 ]; then
+    echo "check-report: chart #$id draws nothing" >&2; fail=1
   fi
 done
 cards=$(grep -o '<article class="card"' "$dir/report.dom.html" | wc -l)
@@ -52,7 +73,7 @@ if [ "$cards" -lt 1 ]; then
   echo "check-report: the at-a-glance section has no backend card" >&2; fail=1
 fi
 charts=$(grep -o '<svg[^>]*class="chart-svg"' "$dir/report.dom.html" | wc -l)
-drawn=$(grep -o '<rect class="bar"\|<polyline class="curve"' "$dir/report.dom.html" | wc -l)
+drawn=$(grep -o '<rect class="bar"\|<polyline class="curve"\|<polyline class="line"' "$dir/report.dom.html" | wc -l)
 if [ "$charts" -lt 6 ] || [ "$drawn" -lt 6 ]; then
   echo "check-report: expected 6 drawn charts, found $charts charts with $drawn marks" >&2; fail=1
 fi

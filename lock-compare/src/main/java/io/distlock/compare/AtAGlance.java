@@ -135,10 +135,43 @@ final class AtAGlance {
                         fmt("Hand-off among %d waiters", r.settings().manyWaiters()))
                 .ifPresent(figures::add);
         roundTrips(r, ours, peers).ifPresent(figures::add);
+        CardCurves.distance(r, ours, peers).ifPresent(figures::add);
+        CardCurves.curve(r, ours, peers, ScaleReport.CURVES.get(1), "requests_per_s")
+                .ifPresent(figures::add);
+        CardCurves.curve(r, ours, peers, ScaleReport.CURVES.get(2), "p50_us").ifPresent(figures::add);
         return figures;
     }
 
+    /**
+     * The p50 of {@code s}: in each machine mode it ran in, side by side ("140 µs idle · 27 µs fast"),
+     * ours against each peer mode by mode, and a detail when a mode's run found the machine in the
+     * other mode.
+     */
     private static Optional<Figure> latency(
+            ComparisonResult r, ComparisonTarget ours, List<ComparisonTarget> peers, Scenario s, String title) {
+        List<MachineMode> modes = ModesReport.measured(r, ours.name(), s);
+        if (modes.size() < 2) {
+            return oneMode(r, ours, peers, s, title);
+        }
+        List<String> values = new ArrayList<>();
+        List<String> details = new ArrayList<>();
+        List<Versus> versus = new ArrayList<>();
+        for (MachineMode m : modes) {
+            double mine = ModesReport.value(r, ours.name(), s, m, "p50_us").orElse(Double.NaN);
+            values.add(Figures.micros(mine) + " " + m.label());
+            ModesReport.mismatch(r, ours.name(), s, m).ifPresent(details::add);
+            for (ComparisonTarget p : peers) {
+                ModesReport.value(r, p.name(), s, m, "p50_us").ifPresent(theirs -> {
+                    Versus v = speed(p.name(), theirs / mine, "faster", "slower", "as fast");
+                    versus.add(new Versus(v.peer(), m.label() + ": " + v.words(), v.tone()));
+                });
+            }
+        }
+        return Optional.of(
+                new Figure(title, String.join(" · ", values) + " (p50)", String.join("; ", details), versus));
+    }
+
+    private static Optional<Figure> oneMode(
             ComparisonResult r, ComparisonTarget ours, List<ComparisonTarget> peers, Scenario s, String title) {
         OptionalDouble mine = r.valueIfPresent(ours.name(), s, "p50_us");
         if (mine.isEmpty()) {
@@ -150,7 +183,12 @@ final class AtAGlance {
                     .ifPresent(theirs ->
                             versus.add(speed(p.name(), theirs / mine.getAsDouble(), "faster", "slower", "as fast")));
         }
-        return Optional.of(new Figure(title, Figures.micros(mine.getAsDouble()) + " p50", "", versus));
+        String detail = r.find(ours.name(), s)
+                .filter(m -> m.condition().mode() != null)
+                .flatMap(m ->
+                        ModesReport.mismatch(r, ours.name(), s, m.condition().mode()))
+                .orElse("");
+        return Optional.of(new Figure(title, Figures.micros(mine.getAsDouble()) + " p50", detail, versus));
     }
 
     private static Optional<Figure> throughput(
@@ -236,7 +274,7 @@ final class AtAGlance {
      * Ours against {@code peer} when ours is {@code factor} times better (more than 1) or worse (less
      * than 1): "2.6× faster than peer", "1.3× slower than peer", "as fast as peer".
      */
-    private static Versus speed(String peer, double factor, String better, String worse, String same) {
+    static Versus speed(String peer, double factor, String better, String worse, String same) {
         if (!(factor > 0) || Double.isInfinite(factor)) {
             return new Versus(peer, "not comparable with " + peer, Tone.SAME);
         }

@@ -1,6 +1,7 @@
 package io.distlock.compare;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,16 +87,56 @@ public final class ComparisonResult {
         return environment;
     }
 
-    /** The measurement of {@code scenario} for {@code target}, if it ran. */
+    /**
+     * The measurement of {@code scenario} for {@code target}, if it ran: its own measurement (direct,
+     * not a scale point), in the first machine mode of the run's settings when it ran per mode.
+     */
     public Optional<Measurement> find(String target, Scenario scenario) {
         return measurements.stream()
-                .filter(m -> m.target().equals(target) && m.scenario() == scenario)
+                .filter(m -> m.target().equals(target)
+                        && m.scenario() == scenario
+                        && m.condition().main())
+                .min(Comparator.comparingInt(m -> modeRank(m.condition().mode())));
+    }
+
+    /** The measurement of {@code scenario} for {@code target} under exactly {@code condition}, if it ran. */
+    public Optional<Measurement> find(String target, Scenario scenario, Condition condition) {
+        return measurements.stream()
+                .filter(m -> m.target().equals(target)
+                        && m.scenario() == scenario
+                        && m.condition().equals(condition))
                 .findFirst();
     }
 
-    /** A metric, if measured. */
+    /** Every measurement of {@code scenario} for {@code target}, under any condition, in run order. */
+    public List<Measurement> findAll(String target, Scenario scenario) {
+        return measurements.stream()
+                .filter(m -> m.target().equals(target) && m.scenario() == scenario)
+                .toList();
+    }
+
+    /** A metric, if measured (see {@link #find(String, Scenario)}). */
     public OptionalDouble valueIfPresent(String target, Scenario scenario, String metric) {
         return find(target, scenario).map(m -> m.value(metric)).orElse(OptionalDouble.empty());
+    }
+
+    /** A metric under exactly {@code condition}, if measured. */
+    public OptionalDouble valueIfPresent(String target, Scenario scenario, Condition condition, String metric) {
+        return find(target, scenario, condition).map(m -> m.value(metric)).orElse(OptionalDouble.empty());
+    }
+
+    /**
+     * The machine mode {@code m} actually ran in, from the wake-up probes taken just before and after
+     * it: "idle", "fast", "mixed" (one of each), or "" when it was not probed.
+     */
+    public String detectedMode(Measurement m) {
+        return MachineModes.detected(m, environment);
+    }
+
+    /** The modes of the run's settings first, in order; then no mode. */
+    private int modeRank(MachineMode mode) {
+        int i = mode == null ? -1 : settings.modes().indexOf(mode);
+        return mode == null ? 0 : i < 0 ? settings.modes().size() + 1 : i + 1;
     }
 
     /**

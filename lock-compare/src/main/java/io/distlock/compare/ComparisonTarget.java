@@ -30,6 +30,12 @@ import java.util.function.Supplier;
  *     none
  * @param handoffFloor one sample of the hand-off floor, in nanoseconds, given the idle time
  *     before the delete (see {@link #withHandoffFloor}); may be null
+ * @param serverConnections how many connections the comparison's clients have open to the server
+ *     now (see {@link #withServerConnections}); may be null
+ * @param delayed the same contestant with every connection through a delay line (see {@link
+ *     #withDelayed}); may be null
+ * @param limits the largest scale points the target can run, by scenario, with the reason (see
+ *     {@link #withLimit}); empty if none
  */
 public record ComparisonTarget(
         String name,
@@ -42,13 +48,73 @@ public record ComparisonTarget(
         String serverVersion,
         Capabilities capabilities,
         Map<String, Runnable> extraFloors,
-        LongUnaryOperator handoffFloor) {
+        LongUnaryOperator handoffFloor,
+        Supplier<OptionalLong> serverConnections,
+        Delayed delayed,
+        Map<Scenario, Limit> limits) {
 
     public ComparisonTarget {
         Objects.requireNonNull(name, "name must not be null");
         Objects.requireNonNull(backend, "backend must not be null");
         Objects.requireNonNull(clients, "clients must not be null");
         extraFloors = extraFloors == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extraFloors));
+        limits = limits == null ? Map.of() : Map.copyOf(limits);
+    }
+
+    /** A target without connection counts, delay line or scale limits. */
+    public ComparisonTarget(
+            String name,
+            String backend,
+            boolean peer,
+            Supplier<LockClient> clients,
+            Runnable floor,
+            Supplier<OptionalLong> serverRequests,
+            int floorRequestsPerOperation,
+            String serverVersion,
+            Capabilities capabilities,
+            Map<String, Runnable> extraFloors,
+            LongUnaryOperator handoffFloor) {
+        this(
+                name,
+                backend,
+                peer,
+                clients,
+                floor,
+                serverRequests,
+                floorRequestsPerOperation,
+                serverVersion,
+                capabilities,
+                extraFloors,
+                handoffFloor,
+                null,
+                null,
+                Map.of());
+    }
+
+    /**
+     * The same contestant with its clients and its floor probe connected through {@code line}.
+     *
+     * @param target the delayed variant: the same name and backend, clients and floor through the line
+     * @param line the delay line the comparison sets
+     */
+    public record Delayed(ComparisonTarget target, DelayLine line) {
+        public Delayed {
+            Objects.requireNonNull(target, "target must not be null");
+            Objects.requireNonNull(line, "line must not be null");
+        }
+    }
+
+    /**
+     * The largest point of a scale curve a target can run, and why: a point above it is recorded as
+     * not measured, with the reason.
+     *
+     * @param max the largest point it can run
+     * @param reason why, for example "one connection per held lock; the server allows 300"
+     */
+    public record Limit(int max, String reason) {
+        public Limit {
+            Objects.requireNonNull(reason, "reason must not be null");
+        }
     }
 
     /** A target with only a client factory. */
@@ -57,79 +123,27 @@ public record ComparisonTarget(
     }
 
     public ComparisonTarget withFloor(Runnable floor, int requestsPerOperation) {
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                serverRequests,
-                requestsPerOperation,
-                serverVersion,
-                capabilities,
-                extraFloors,
-                handoffFloor);
+        return with(c -> {
+            c.floor = floor;
+            c.floorRequestsPerOperation = requestsPerOperation;
+        });
     }
 
     public ComparisonTarget withServerRequests(Supplier<OptionalLong> counter) {
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                counter,
-                floorRequestsPerOperation,
-                serverVersion,
-                capabilities,
-                extraFloors,
-                handoffFloor);
+        return with(c -> c.serverRequests = counter);
     }
 
     public ComparisonTarget withServerVersion(String version) {
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                serverRequests,
-                floorRequestsPerOperation,
-                version,
-                capabilities,
-                extraFloors,
-                handoffFloor);
+        return with(c -> c.serverVersion = version);
     }
 
     /** This target marked as a peer (another library), for side-by-side rows. */
     public ComparisonTarget asPeer() {
-        return new ComparisonTarget(
-                name,
-                backend,
-                true,
-                clients,
-                floor,
-                serverRequests,
-                floorRequestsPerOperation,
-                serverVersion,
-                capabilities,
-                extraFloors,
-                handoffFloor);
+        return with(c -> c.peer = true);
     }
 
     public ComparisonTarget withCapabilities(Capabilities caps) {
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                serverRequests,
-                floorRequestsPerOperation,
-                serverVersion,
-                caps,
-                extraFloors,
-                handoffFloor);
+        return with(c -> c.capabilities = caps);
     }
 
     /**
@@ -145,20 +159,11 @@ public record ComparisonTarget(
     public ComparisonTarget withExtraFloor(String metric, Runnable probe) {
         Objects.requireNonNull(metric, "metric must not be null");
         Objects.requireNonNull(probe, "probe must not be null");
-        Map<String, Runnable> floors = new LinkedHashMap<>(extraFloors);
-        floors.put(metric, probe);
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                serverRequests,
-                floorRequestsPerOperation,
-                serverVersion,
-                capabilities,
-                floors,
-                handoffFloor);
+        return with(c -> {
+            Map<String, Runnable> floors = new LinkedHashMap<>(extraFloors);
+            floors.put(metric, probe);
+            c.extraFloors = floors;
+        });
     }
 
     /**
@@ -179,25 +184,104 @@ public record ComparisonTarget(
      */
     public ComparisonTarget withHandoffFloor(LongUnaryOperator probe) {
         Objects.requireNonNull(probe, "probe must not be null");
-        return new ComparisonTarget(
-                name,
-                backend,
-                peer,
-                clients,
-                floor,
-                serverRequests,
-                floorRequestsPerOperation,
-                serverVersion,
-                capabilities,
-                extraFloors,
-                probe);
+        return with(c -> c.handoffFloor = probe);
+    }
+
+    /**
+     * This target with a count of the connections to its server that are open now (the comparison's
+     * own probes included: the scale curves report the difference their clients make), for the
+     * scale curves' "connections" figures.
+     */
+    public ComparisonTarget withServerConnections(Supplier<OptionalLong> connections) {
+        return with(c -> c.serverConnections = connections);
+    }
+
+    /**
+     * This target with a variant whose clients and floor probe talk to the server through {@code
+     * line}: the comparison runs {@link ComparisonSettings#DELAY_SCENARIOS} on it at each of {@link
+     * ComparisonSettings#oneWayDelays()} above zero. The variant should count the server's requests
+     * as this target does (directly, not through the line).
+     */
+    public ComparisonTarget withDelayed(ComparisonTarget variant, DelayLine line) {
+        Delayed d = new Delayed(variant, line);
+        return with(c -> c.delayed = d);
+    }
+
+    /**
+     * This target able to run {@code scenario}'s scale curve only up to {@code max} (clients, held
+     * locks or waiters), because of {@code reason}; larger points are reported as not measured, with
+     * the reason.
+     */
+    public ComparisonTarget withLimit(Scenario scenario, int max, String reason) {
+        Objects.requireNonNull(scenario, "scenario must not be null");
+        Limit limit = new Limit(max, reason);
+        return with(c -> {
+            Map<Scenario, Limit> l = new java.util.EnumMap<>(Scenario.class);
+            l.putAll(limits);
+            l.put(scenario, limit);
+            c.limits = l;
+        });
     }
 
     OptionalLong requestsNow() {
         return serverRequests == null ? OptionalLong.empty() : serverRequests.get();
     }
 
+    OptionalLong connectionsNow() {
+        return serverConnections == null ? OptionalLong.empty() : serverConnections.get();
+    }
+
     Optional<Runnable> floorProbe() {
         return Optional.ofNullable(floor);
+    }
+
+    /** A copy of this target with what {@code change} sets. */
+    private ComparisonTarget with(java.util.function.Consumer<Copy> change) {
+        Copy c = new Copy(this);
+        change.accept(c);
+        return new ComparisonTarget(
+                name,
+                backend,
+                c.peer,
+                clients,
+                c.floor,
+                c.serverRequests,
+                c.floorRequestsPerOperation,
+                c.serverVersion,
+                c.capabilities,
+                c.extraFloors,
+                c.handoffFloor,
+                c.serverConnections,
+                c.delayed,
+                c.limits);
+    }
+
+    /** The mutable copy {@link #with} changes. */
+    private static final class Copy {
+        boolean peer;
+        Runnable floor;
+        Supplier<OptionalLong> serverRequests;
+        int floorRequestsPerOperation;
+        String serverVersion;
+        Capabilities capabilities;
+        Map<String, Runnable> extraFloors;
+        LongUnaryOperator handoffFloor;
+        Supplier<OptionalLong> serverConnections;
+        Delayed delayed;
+        Map<Scenario, Limit> limits;
+
+        Copy(ComparisonTarget t) {
+            peer = t.peer;
+            floor = t.floor;
+            serverRequests = t.serverRequests;
+            floorRequestsPerOperation = t.floorRequestsPerOperation;
+            serverVersion = t.serverVersion;
+            capabilities = t.capabilities;
+            extraFloors = t.extraFloors;
+            handoffFloor = t.handoffFloor;
+            serverConnections = t.serverConnections;
+            delayed = t.delayed;
+            limits = t.limits;
+        }
     }
 }

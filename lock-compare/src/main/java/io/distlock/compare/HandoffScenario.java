@@ -6,6 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,9 +28,20 @@ final class HandoffScenario {
     }
 
     Measurement measure(ComparisonTarget target, Scenario scenario, int waiters) throws InterruptedException {
+        return measure(target, scenario, waiters, waiters + 1);
+    }
+
+    /**
+     * Hand-offs among {@code waiters} + 1 threads spread over at most {@code maxClients} clients (one
+     * client each while there are enough), with the connections the clients opened to the server and
+     * the threads of this JVM, read once every thread has had the lock.
+     */
+    Measurement measure(ComparisonTarget target, Scenario scenario, int waiters, int maxClients)
+            throws InterruptedException {
         String name = ScenarioSupport.lockName("handoff" + waiters);
         int n = waiters + 1;
-        List<LockClient> clients = ScenarioSupport.open(target, n);
+        Footprint before = Footprint.now(target);
+        List<LockClient> clients = ScenarioSupport.open(target, Math.min(n, maxClients));
         try {
             int rounds = settings.handoffRounds();
             long holdNanos = settings.holdBeforeRelease().toNanos();
@@ -41,6 +54,7 @@ final class HandoffScenario {
             long[] nanos = new long[rounds];
             AtomicInteger measured = new AtomicInteger();
             AtomicInteger acquisitions = new AtomicInteger();
+            CountDownLatch allHad = new CountDownLatch(n);
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> error = new AtomicReference<>();
             long[] lastRelease = {0};
@@ -55,7 +69,7 @@ final class HandoffScenario {
             long warmUntil = started + settings.handoffMaxDuration().toNanos() / 4;
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                LockClient c = clients.get(i);
+                LockClient c = clients.get(i % clients.size());
                 Thread th = new Thread(
                         () -> {
                             try {
@@ -66,6 +80,7 @@ final class HandoffScenario {
                                         continue;
                                     }
                                     int mine = acquisitions.incrementAndGet();
+                                    allHad.countDown();
                                     synchronized (taken) {
                                         taken.notifyAll(); // the client that released may queue again
                                     }
@@ -110,6 +125,9 @@ final class HandoffScenario {
                 threads.add(th);
                 th.start();
             }
+            // read once n acquisitions happened (every thread queued, most had the lock), or at the cap
+            allHad.await(Math.max(0, endBy - System.nanoTime()), TimeUnit.NANOSECONDS);
+            Footprint during = Footprint.now(target);
             ScenarioSupport.joinAll(threads, settings.handoffMaxDuration().plusSeconds(60));
             stop.set(true);
             if (error.get() != null) {
@@ -120,6 +138,8 @@ final class HandoffScenario {
             long[] got = Arrays.copyOf(nanos, Math.min(rounds, measured.get()));
             Map<String, Double> v = Latencies.of(got);
             v.put("waiters", (double) waiters);
+            v.put("clients", (double) clients.size());
+            v.putAll(during.minus(before));
             if (floorNanos.length > 0) {
                 v.put("handoff_floor_p50_us", Latencies.p50(floorNanos));
                 v.put("handoff_floor_idle_p50_us", Latencies.p50(floorIdleNanos));

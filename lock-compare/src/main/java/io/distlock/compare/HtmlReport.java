@@ -31,7 +31,8 @@ final class HtmlReport {
             + ".peer{font-style:italic;color:#4a5568}section.chart{margin:1.5em 0}"
             + ".small-multiples{display:flex;flex-wrap:wrap;gap:10px}"
             + "svg text{font-size:11px}svg text.group{font-weight:700;font-size:12px}svg text.warn{fill:#9b2c2c}"
-            + "#method dd{margin:0 0 .5em 1em}#environment td{text-align:left}p.source{color:#4a5568}";
+            + "#method dd{margin:0 0 .5em 1em}#environment td{text-align:left}#servers td{text-align:left}"
+            + "p.source{color:#4a5568}";
 
     private HtmlReport() {}
 
@@ -45,6 +46,7 @@ final class HtmlReport {
                 .append(esc(lead(r)))
                 .append("</p>\n");
         atAGlance(r, safety, sb);
+        Sections.html(r, sb);
         sb.append("<h2>Charts by backend</h2>\n<p>Each chart groups the targets by backend: distlock in blue,"
                 + " the peer libraries on the same server in orange and brown, floors in grey.</p>\n");
         sb.append(chart(
@@ -71,9 +73,10 @@ final class HtmlReport {
                 "Uncontended latency distribution (µs by percentile), per backend",
                 "<div class=\"small-multiples\">" + DistributionChart.svgs(r) + "</div>"));
         sb.append("<h2>Every figure</h2>\n");
-        table(r, sb);
+        sb.append(SummaryTable.table(r).html("summary"));
         sb.append(guaranteeMatrix(r));
         method(r, sb);
+        Sections.servers(r, sb);
         environment(r, sb);
         sb.append("</body></html>\n");
         return sb.toString();
@@ -166,27 +169,8 @@ final class HtmlReport {
         sb.append("</dd>");
     }
 
-    private static String chart(String id, String title, String svg) {
+    static String chart(String id, String title, String svg) {
         return "<section class=\"chart\" id=\"" + id + "\"><h3>" + esc(title) + "</h3>\n" + svg + "</section>\n";
-    }
-
-    private static void table(ComparisonResult r, StringBuilder sb) {
-        sb.append("<table id=\"summary\"><tr><th>")
-                .append(esc(SummaryTable.TARGET_HEADER))
-                .append("</th>");
-        SummaryTable.columns(r.settings())
-                .forEach(c -> sb.append("<th>").append(esc(c.header())).append("</th>"));
-        sb.append("</tr>");
-        for (SummaryTable.Row row : SummaryTable.rows(r)) {
-            sb.append("<tr><td>").append(esc(row.target().name()));
-            if (row.target().peer()) {
-                sb.append(" <span class=\"peer\">(peer)</span>");
-            }
-            sb.append("</td>");
-            row.cells().forEach(c -> sb.append("<td>").append(esc(c)).append("</td>"));
-            sb.append("</tr>");
-        }
-        sb.append("</table>\n");
     }
 
     private static void method(ComparisonResult r, StringBuilder sb) {

@@ -44,7 +44,24 @@ final class JsonReport {
                 .append(num(s.renewalHold().toMillis() / 1000.0))
                 .append(", \"renewal_locks\": ")
                 .append(s.renewalLocks())
-                .append('}');
+                .append(", \"modes\": ")
+                .append(jsonStrings(s.modes().stream().map(Enum::name).toList()))
+                .append(", \"one_way_delays_us\": ")
+                .append(jsonNumbers(
+                        s.oneWayDelays().stream().map(d -> d.toNanos() / 1e3).toList()))
+                .append(", \"scale\": {\"clients\": ")
+                .append(jsonNumbers(s.scale().clients()))
+                .append(", \"held_locks\": ")
+                .append(jsonNumbers(s.scale().heldLocks()))
+                .append(", \"waiters\": ")
+                .append(jsonNumbers(s.scale().waiters()))
+                .append(", \"contended_duration_s\": ")
+                .append(num(s.scale().contendedDuration().toMillis() / 1000.0))
+                .append(", \"hold_s\": ")
+                .append(num(s.scale().hold().toMillis() / 1000.0))
+                .append(", \"max_waiter_clients\": ")
+                .append(s.scale().maxWaiterClients())
+                .append("}}");
         sb.append(",\n  \"targets\": [");
         StringJoiner tj = new StringJoiner(",", "\n    ", "\n  ");
         for (ComparisonTarget t : r.targets()) {
@@ -89,8 +106,18 @@ final class JsonReport {
             o.append("\"target\": ")
                     .append(str(m.target()))
                     .append(", \"scenario\": ")
-                    .append(str(m.scenario().name()))
-                    .append(", \"values\": {");
+                    .append(str(m.scenario().name()));
+            Condition c = m.condition();
+            if (c.mode() != null) {
+                o.append(", \"mode\": ").append(str(c.mode().name()));
+            }
+            if (!c.oneWayDelay().isZero()) {
+                o.append(", \"one_way_delay_us\": ").append(num(c.oneWayDelay().toNanos() / 1e3));
+            }
+            if (c.point() > 0) {
+                o.append(", \"point\": ").append(c.point());
+            }
+            o.append(", \"values\": {");
             StringJoiner vj = new StringJoiner(", ");
             m.values().entrySet().stream()
                     .sorted(Map.Entry.comparingByKey())
@@ -114,6 +141,12 @@ final class JsonReport {
     private static String jsonMap(Map<String, String> m) {
         StringJoiner j = new StringJoiner(", ", "{", "}");
         m.forEach((k, v) -> j.add(str(k) + ": " + str(v)));
+        return j.toString();
+    }
+
+    private static String jsonNumbers(List<? extends Number> l) {
+        StringJoiner j = new StringJoiner(", ", "[", "]");
+        l.forEach(n -> j.add(num(n.doubleValue())));
         return j.toString();
     }
 

@@ -42,8 +42,9 @@ final class MarkdownReport {
             }
             sb.append('\n');
         }
+        Sections.markdown(r, sb);
         sb.append("## Every figure\n\n");
-        table(r, sb);
+        sb.append(SummaryTable.table(r).markdown());
         sb.append("\nHow to read each column:\n\n");
         for (SummaryTable.Column c : SummaryTable.columns(r.settings())) {
             sb.append("- **")
@@ -57,21 +58,7 @@ final class MarkdownReport {
             sb.append("\n## Notes\n\n");
             notes.forEach(n -> sb.append("- ").append(n).append('\n'));
         }
+        Sections.serversMarkdown(r, sb);
         return sb.toString();
-    }
-
-    /** The table of every figure, one row per target, peers marked. */
-    static void table(ComparisonResult r, StringBuilder sb) {
-        List<SummaryTable.Column> columns = SummaryTable.columns(r.settings());
-        sb.append("| ").append(SummaryTable.TARGET_HEADER);
-        columns.forEach(c -> sb.append(" | ").append(c.header()));
-        sb.append(" |\n|---");
-        columns.forEach(c -> sb.append("|---:"));
-        sb.append("|\n");
-        for (SummaryTable.Row row : SummaryTable.rows(r)) {
-            sb.append("| ").append(row.target().name()).append(row.target().peer() ? " *(peer)*" : "");
-            row.cells().forEach(c -> sb.append(" | ").append(c));
-            sb.append(" |\n");
-        }
     }
 }

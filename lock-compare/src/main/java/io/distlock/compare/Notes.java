@@ -33,7 +33,11 @@ final class Notes {
         }
         for (Measurement m : r.measurements()) {
             if (m.note() != null) {
-                notes.add(fmt("%s, %s: %s.", m.target(), m.scenario().title(), m.note()));
+                Condition c = m.condition();
+                String where = c.point() > 0
+                        ? fmt(" at %,d %s", c.point(), Comparison.unit(m.scenario()))
+                        : c.label().isEmpty() ? "" : " (" + c.label() + ")";
+                notes.add(fmt("%s, %s%s: %s.", m.target(), m.scenario().title(), where, m.note()));
             }
         }
         return notes;

@@ -57,7 +57,54 @@ final class ResultsJsonReader {
                 Duration.ofNanos(Math.round(number(s, "hold_before_release_ms") * 1e6)),
                 (int) number(s, "distinct_names"),
                 Duration.ofMillis(Math.round(number(s, "renewal_hold_s") * 1000)),
-                (int) number(s, "renewal_locks"));
+                (int) number(s, "renewal_locks"),
+                modes(s),
+                delays(s),
+                scale(s));
+    }
+
+    /** The recorded modes; a file from before modes were recorded ran one, with nothing added. */
+    private static List<MachineMode> modes(Map<String, Object> s) {
+        if (s.get("modes") == null) {
+            return List.of(MachineMode.IDLE);
+        }
+        List<MachineMode> modes = new ArrayList<>();
+        for (Object m : list(s.get("modes"), "settings.modes")) {
+            modes.add(MachineMode.valueOf(String.valueOf(m)));
+        }
+        return modes;
+    }
+
+    private static List<Duration> delays(Map<String, Object> s) {
+        List<Duration> delays = new ArrayList<>();
+        if (s.get("one_way_delays_us") != null) {
+            for (Object d : list(s.get("one_way_delays_us"), "settings.one_way_delays_us")) {
+                delays.add(Duration.ofNanos(Math.round(((Double) d) * 1e3)));
+            }
+        }
+        return delays;
+    }
+
+    private static ScalePoints scale(Map<String, Object> s) {
+        if (s.get("scale") == null) {
+            return ScalePoints.NONE;
+        }
+        Map<String, Object> scale = map(s.get("scale"), "settings.scale");
+        return new ScalePoints(
+                integers(scale, "clients"),
+                integers(scale, "held_locks"),
+                integers(scale, "waiters"),
+                Duration.ofMillis(Math.round(number(scale, "contended_duration_s") * 1000)),
+                Duration.ofMillis(Math.round(number(scale, "hold_s") * 1000)),
+                (int) number(scale, "max_waiter_clients"));
+    }
+
+    private static List<Integer> integers(Map<String, Object> m, String key) {
+        List<Integer> out = new ArrayList<>();
+        for (Object o : list(m.get(key), "settings.scale." + key)) {
+            out.add(((Double) o).intValue());
+        }
+        return out;
     }
 
     private static ComparisonTarget target(Map<String, Object> t) {
@@ -108,9 +155,17 @@ final class ResultsJsonReader {
             }
         }
         Object note = m.get("note");
+        Object mode = m.get("mode");
+        Object delay = m.get("one_way_delay_us");
+        Object point = m.get("point");
+        Condition condition = new Condition(
+                mode == null ? null : MachineMode.valueOf(String.valueOf(mode)),
+                delay == null ? Duration.ZERO : Duration.ofNanos(Math.round(((Double) delay) * 1e3)),
+                point == null ? 0 : ((Double) point).intValue());
         return new Measurement(
                 text(m, "target"),
                 Scenario.valueOf(text(m, "scenario")),
+                condition,
                 values,
                 samples,
                 note == null ? null : String.valueOf(note));

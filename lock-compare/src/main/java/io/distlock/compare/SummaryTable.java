@@ -117,6 +117,18 @@ final class SummaryTable {
         return rows;
     }
 
+    /** The table of every figure, for the HTML and the Markdown report. */
+    static Table table(ComparisonResult r) {
+        List<String> headers = new ArrayList<>();
+        headers.add(TARGET_HEADER);
+        columns(r.settings()).forEach(c -> headers.add(c.header()));
+        return new Table(
+                headers,
+                rows(r).stream()
+                        .map(row -> new Table.Row(row.target(), row.cells()))
+                        .toList());
+    }
+
     /**
      * The floor a target's latency is compared with: the raw round trips interleaved with its
      * uncontended run (same load), else the separate raw round-trip scenario.

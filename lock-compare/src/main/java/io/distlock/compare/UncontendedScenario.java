@@ -23,10 +23,28 @@ final class UncontendedScenario {
 
     private final ComparisonSettings settings;
     private final List<ComparisonTarget> targets;
+    private final Condition condition;
+    private final Probe probe;
+
+    /** The wake-up probe of the machine mode, run before and after each backend's interleaved run. */
+    @FunctionalInterface
+    interface Probe {
+        double p50Micros();
+    }
 
     UncontendedScenario(ComparisonSettings settings, List<ComparisonTarget> targets) {
+        this(settings, targets, Condition.BASE, null);
+    }
+
+    /**
+     * Measures {@code targets} under {@code condition}; {@code probe} (may be null) is run before and
+     * after each backend's run and recorded in each of its measurements.
+     */
+    UncontendedScenario(ComparisonSettings settings, List<ComparisonTarget> targets, Condition condition, Probe probe) {
         this.settings = settings;
         this.targets = targets;
+        this.condition = condition;
+        this.probe = probe;
     }
 
     /**
@@ -39,6 +57,7 @@ final class UncontendedScenario {
             return m;
         }
         List<Run> runs = new ArrayList<>();
+        double before = probe == null ? Double.NaN : probe.p50Micros();
         try {
             for (ComparisonTarget t : targets) {
                 if (t.backend().equals(target.backend()) && !done.containsKey(t.name())) {
@@ -69,6 +88,19 @@ final class UncontendedScenario {
             }
         } finally {
             runs.forEach(Run::close);
+        }
+        Map<String, Double> probes = new LinkedHashMap<>();
+        if (probe != null) {
+            probes.put(MachineModes.BEFORE, before);
+            probes.put(MachineModes.AFTER, probe.p50Micros());
+        }
+        for (ComparisonTarget t : targets) {
+            Measurement measured = done.get(t.name());
+            if (t.backend().equals(target.backend())
+                    && measured != null
+                    && !measured.condition().equals(condition)) {
+                done.put(t.name(), measured.under(condition).with(probes));
+            }
         }
         return done.get(target.name());
     }

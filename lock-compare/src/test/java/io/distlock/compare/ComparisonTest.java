@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class ComparisonTest {
 
-    private static ComparisonTarget mem(String name) {
+    /** A target on its own in-JVM server with a 600 ms lease: the server counts requests, the floor is one. */
+    static ComparisonTarget mem(String name) {
         MemoryLockServer server = MemoryLockServer.create();
         return ComparisonTarget.of(
                         name,

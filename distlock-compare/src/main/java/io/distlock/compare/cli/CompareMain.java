@@ -12,11 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -60,7 +60,12 @@ public final class CompareMain {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        CompareOptions o = CompareOptions.parse(args);
+        return run(args, System.getenv(), out, err);
+    }
+
+    /** {@link #run(String[], PrintStream, PrintStream)} with credentials of existing servers from {@code env}. */
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        CompareOptions o = CompareOptions.parse(args, env);
         if (o == null) {
             out.println(CompareOptions.usage());
             return 0;
@@ -68,24 +73,35 @@ public final class CompareMain {
         if (o.from() != null) {
             return regenerate(o, out);
         }
-        Comparison comparison = Comparison.of(o.settings()).progress(line -> err.println("  " + line));
-        List<Backend> started = new ArrayList<>();
+        long t0 = System.nanoTime();
+        Comparison comparison = Comparison.of(o.settings()).progress(line -> {
+            long s = (System.nanoTime() - t0) / 1_000_000_000L;
+            err.println(String.format("  %d:%02d %s", s / 60, s % 60, line));
+        });
+        List<Backend> started = new CopyOnWriteArrayList<>(); // also read by the shutdown hook
+        RunPrefix prefix = RunPrefix.generate();
         Map<String, String> environment = new LinkedHashMap<>();
         environment.put("command", o.command());
         environment.put("started", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         MachineFacts.cpuModel().ifPresent(v -> environment.put("cpu.model", v));
         MachineFacts.memoryMb().ifPresent(v -> environment.put("memory_mb", v));
         MachineFacts.loadAverage().ifPresent(v -> environment.put("load_average.start", v));
+        environment.put("run_prefix", prefix.name());
+        // removes what the run created on the servers also when the JVM is interrupted (Ctrl-C)
+        Thread cleanUpOnExit = new Thread(() -> cleanUp(started, null, err), "distlock-compare-clean-up");
+        Runtime.getRuntime().addShutdownHook(cleanUpOnExit);
         int failures = 0;
+        boolean delayLine = !o.settings().addedDelays().isEmpty();
         try {
             for (String b : o.backends()) {
                 Backend backend = knownBackends().get(b).get();
-                err.println("starting " + b + " ...");
+                ServerAddress existing = o.existing().get(b);
+                err.println((existing == null ? "starting " + b : "connecting to " + existing) + " ...");
                 try {
-                    backend.start();
+                    backend.start(existing, prefix, delayLine);
                 } catch (Exception e) {
                     err.println("  cannot start " + b + ": " + e.getMessage());
-                    backend.close();
+                    started.add(backend); // what it created before failing is removed with the rest
                     failures++;
                     continue;
                 }
@@ -98,6 +114,7 @@ public final class CompareMain {
             err.println("running " + o.settings().scenarios().size() + " scenarios ...");
             ComparisonResult result = comparison.run();
             MachineFacts.loadAverage().ifPresent(v -> environment.put("load_average.end", v));
+            cleanUp(started, environment, err);
             result.environment().putAll(environment);
             result.environment().putAll(versions());
             write(result, o.out(), safety(o));
@@ -118,11 +135,37 @@ public final class CompareMain {
             }
             return failures > 0 || failed > 0 ? 1 : 0;
         } finally {
+            cleanUp(started, null, err);
             for (Backend b : started) {
                 try {
                     b.close();
                 } catch (RuntimeException e) {
                     err.println("  stopping " + b.name() + " failed: " + e);
+                }
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran) already
+            }
+        }
+    }
+
+    /**
+     * Removes what the run created on each backend's servers (each backend does it once), recording
+     * what it did as {@code cleanup.<backend>} in {@code environment} (may be null).
+     */
+    private static void cleanUp(List<Backend> started, Map<String, String> environment, PrintStream err) {
+        for (Backend b : List.copyOf(started)) {
+            try {
+                String done = b.cleanUp();
+                if (environment != null) {
+                    environment.put("cleanup." + b.name(), done);
+                }
+            } catch (RuntimeException e) {
+                err.println("  cleaning up " + b.name() + " failed: " + e);
+                if (environment != null) {
+                    environment.put("cleanup." + b.name(), "failed: " + e);
                 }
             }
         }

@@ -18,8 +18,9 @@ final class MemBackend implements Backend {
         return "mem";
     }
 
+    /** In this JVM: never existing servers, and no network to delay. */
     @Override
-    public void start() {
+    public void start(ServerAddress existing, RunPrefix prefix, boolean delayLine) {
         server = MemoryLockServer.create();
     }
 
@@ -44,6 +45,11 @@ final class MemBackend implements Backend {
     @Override
     public String serverDescription() {
         return "in-JVM MemoryLockServer";
+    }
+
+    @Override
+    public String cleanUp() {
+        return "nothing on a server: the in-JVM server ends with the run";
     }
 
     @Override

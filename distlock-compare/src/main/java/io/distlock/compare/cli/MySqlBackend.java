@@ -1,19 +1,18 @@
 package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
+import io.distlock.compare.Scenario;
+import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.internal.ConnectorJSettings;
 import io.distlock.mysql.internal.MySqlDialect;
 import io.distlock.testing.servers.MariaDbServer;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -39,13 +38,20 @@ final class MySqlBackend extends ServerBackend {
      */
     private static final int FLOOR_STATEMENTS = 3;
 
+    /** Ours holds a connection per held lock: a pool this large lets the held-locks curve reach 100. */
+    private static final int POOL_SIZE = 110;
+
     private MariaDbServer server;
     private Connection stats;
     private Connection ping;
+    private Connection delayedPing;
     private Connection bareLock;
     private Connection bareToken;
     private PreparedStatement bareClaim;
     private PreparedStatement bareNextToken;
+    private long maxConnections;
+    private final SqlRunObjects objects = new SqlRunObjects();
+    private String cleanedUp;
 
     @Override
     public String name() {
@@ -53,14 +59,33 @@ final class MySqlBackend extends ServerBackend {
     }
 
     @Override
-    public void start() throws SQLException {
-        server = MariaDbServer.start();
-        stats = server.connect();
-        ping = server.connect();
-        bareToken = connectAsOurs();
+    public void start(ServerAddress theirs, RunPrefix runPrefix, boolean delayLine) throws SQLException {
+        use(
+                theirs,
+                () -> {
+                    server = MariaDbServer.start();
+                    return new ServerAddress(
+                            "mysql", List.of(server.address()), server.user(), server.password(), server.database());
+                },
+                runPrefix,
+                delayLine);
+        stats = connect(address, "");
+        ping = connect(address, "");
+        if (line != null) {
+            delayedPing = connect(line.route(address), "");
+        }
+        try (Statement s = stats.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@max_connections")) {
+            rs.next();
+            maxConnections = rs.getLong(1);
+            statusReads++;
+        }
+        bareToken = connect(address, "&" + ConnectorJSettings.speedUrlParameters());
         MySqlLockOptions bareTables =
-                MySqlLockOptions.builder().table("distlock_compare_bare").build();
+                MySqlLockOptions.builder().table(prefix.sql() + "_bare").build();
         MySqlDialect statements = MySqlDialect.of(bareTables);
+        objects.table(bareTables.table());
+        objects.table(bareTables.tokenTable());
         try (Statement s = bareToken.createStatement()) {
             for (String ddl : statements.ddl()) {
                 s.execute(ddl);
@@ -68,17 +93,24 @@ final class MySqlBackend extends ServerBackend {
             s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
         bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareLock = connectAsOurs();
+        bareLock = connect(address, "&" + ConnectorJSettings.speedUrlParameters());
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);
         bareClaim = bareLock.prepareStatement(statements.claimSql());
         bareClaim.setString(1, "l");
     }
 
-    /** A connection with the driver settings lock-mysql-skiplocked's pool uses (server-side prepared statements). */
-    private Connection connectAsOurs() throws SQLException {
-        return DriverManager.getConnection(
-                server.jdbcUrl() + "&" + ConnectorJSettings.speedUrlParameters(), server.user(), server.password());
+    /** {@code jdbc:mysql://host:port/database?sslMode=DISABLED&allowPublicKeyRetrieval=true}. */
+    private static String jdbcUrl(ServerAddress a) {
+        return "jdbc:mysql://" + a.nodes().get(0) + "/" + a.path() + "?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+    }
+
+    /**
+     * A connection to {@code a} with {@code parameters} (for example the driver settings
+     * lock-mysql-skiplocked's pool uses: server-side prepared statements).
+     */
+    private static Connection connect(ServerAddress a, String parameters) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(a) + parameters, a.user(), a.password());
     }
 
     /** The bare requests: claim, token, COMMIT. */
@@ -109,12 +141,11 @@ final class MySqlBackend extends ServerBackend {
     private long statusReads;
 
     private synchronized void selectOne() {
-        try (Statement s = ping.createStatement();
-                ResultSet rs = s.executeQuery("SELECT 1")) {
-            rs.next();
-        } catch (SQLException e) {
-            throw unchecked(e);
-        }
+        selectOne(ping);
+    }
+
+    private synchronized void delayedSelectOne() {
+        selectOne(delayedPing);
     }
 
     @Override
@@ -128,30 +159,59 @@ final class MySqlBackend extends ServerBackend {
         } catch (SQLException e) {
             version = "?";
         }
-        String uri = "mysql://" + server.user() + ":" + URLEncoder.encode(server.password(), StandardCharsets.UTF_8)
-                + "@" + server.host() + ":" + server.port() + "/" + server.database()
+        if (peers) {
+            try (Connection c = connect(address, "")) {
+                objects.table(JdbcLockRegistryClient.createTable(c, registryPrefix(), "mysql"));
+            } catch (SQLException e) {
+                throw unchecked(e);
+            }
+        }
+        objects.table(prefix.sql());
+        objects.table(prefix.sql() + "_token");
+        String v = version;
+        List<ComparisonTarget> direct = at(address, this::selectOne, peers, v);
+        long spare = maxConnections - 60; // the probes, the peers' pools, other clients of the server
+        direct.set(
+                0,
+                direct.get(0)
+                        .withExtraFloor("bare_requests_floor", this::bareRequests)
+                        .withLimit(
+                                Scenario.RENEWAL,
+                                (int) Math.min(POOL_SIZE - 10, spare),
+                                "one connection per held lock: a pool of " + POOL_SIZE + ", a server that allows "
+                                        + maxConnections)
+                        .withLimit(
+                                Scenario.HANDOFF_MANY,
+                                (int) spare,
+                                "each waiter keeps a connection while it waits: the server allows " + maxConnections));
+        return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
+    }
+
+    private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
+        String uri = "mysql://" + a.userInfo() + a.nodes().get(0) + "/" + a.path()
                 // one connection per held lock; a 10 s lease as for Redis and Redlock, so that the
                 // renewal hold (5 s) sees each lock's heartbeat (every 3.3 s; at the default 30 s
                 // lease it comes every 10 s and the hold saw none)
-                + "?createSchema=true&poolSize=24&leaseTime=10s";
-        List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("mysql", uri)
-                .withFloor(this::selectOne, FLOOR_STATEMENTS)
-                .withExtraFloor("bare_requests_floor", this::bareRequests)
-                .withServerRequests(counter(this::questions))
-                .withServerVersion(version));
-        if (peers) {
-            out.add(jdbcLockRegistryPeer("mysql", "mysql", server.jdbcUrl(), server.user(), server.password())
-                    .withFloor(this::selectOne, FLOOR_STATEMENTS)
-                    .withServerRequests(counter(this::questions))
-                    .withServerVersion(version));
-        }
-        return out;
+                + "?createSchema=true&poolSize=" + POOL_SIZE + "&leaseTime=10s&table=" + prefix.sql();
+        return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_STATEMENTS, this::questions, peers, version);
     }
 
     @Override
     public String serverDescription() {
-        return "MariaDB " + server.address() + " (innodb_flush_log_at_trx_commit=2, skip-log-bin)";
+        return where("MariaDB " + address.describe() + " (innodb_flush_log_at_trx_commit=2, skip-log-bin)");
+    }
+
+    /** Drops every table the run created (counting their rows first), then looks for any left. */
+    @Override
+    public synchronized String cleanUp() {
+        if (cleanedUp == null && stats != null) {
+            cleanedUp = objects.dropAll(
+                    stats,
+                    address.describe(),
+                    "distlock's lock and token tables, the peer's " + registryPrefix() + "LOCK, the probes'",
+                    "SHOW TABLES LIKE '" + SqlRunObjects.startingWith(prefix.sql()) + "'");
+        }
+        return cleanedUp == null ? "nothing created" : cleanedUp;
     }
 
     @Override
@@ -169,9 +229,13 @@ final class MySqlBackend extends ServerBackend {
             if (bareToken != null) {
                 bareToken.close();
             }
+            if (delayedPing != null) {
+                delayedPing.close();
+            }
         } catch (SQLException ignored) {
             // closing anyway
         }
+        closeLine();
         if (server != null) {
             server.close();
         }

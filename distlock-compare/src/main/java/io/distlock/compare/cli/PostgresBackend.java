@@ -1,11 +1,11 @@
 package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
+import io.distlock.compare.Scenario;
+import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import io.distlock.postgresql.PostgresLockOptions;
 import io.distlock.postgresql.internal.PostgresDialect;
 import io.distlock.testing.servers.PostgresServer;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.postgresql.core.BaseConnection;
@@ -22,11 +21,14 @@ import org.postgresql.core.QueryExecutor;
 /**
  * PostgreSQL: distlock's lock-postgresql on a PostgreSQL 15 ({@code fsync=off}, {@code
  * full_page_writes=off}), and as a peer Spring Integration's {@code JdbcLockRegistry} on the same
- * server (its {@code INT_LOCK} table, created from the DDL it ships for PostgreSQL). Both log in as the
- * database's owner.
+ * server (its {@code INT_LOCK} table under the run's prefix, created from the DDL it ships for
+ * PostgreSQL). Both log in as the database's owner, or on existing servers as the user given. Every
+ * table and sequence is named under the run's prefix and dropped at the end.
  *
- * <p>Requests are statements counted by the server's {@code pg_stat_statements} for that role (a role
- * of its own reads them, so the reads are not counted): every statement but {@code COMMIT} and {@code
+ * <p>Requests are statements counted by the server's {@code pg_stat_statements} for that role (on the
+ * local server a role of its own reads them, so the reads are not counted; on existing servers the
+ * user's own reads are subtracted, and without a readable {@code pg_stat_statements} requests are not
+ * counted): every statement but {@code COMMIT} and {@code
  * ROLLBACK}, plus one per {@code BEGIN} for the statement that ends its transaction. {@code
  * pg_stat_statements} counts a {@code COMMIT} or {@code ROLLBACK} that the driver re-executes on a
  * connection only once, so those are counted by the transactions the {@code BEGIN}s opened (every
@@ -44,9 +46,13 @@ final class PostgresBackend extends ServerBackend {
     private static final String STATS_ROLE = "distlock_stats";
     private static final String STATS_PASSWORD = "distlock-stats-pw";
 
+    /** Ours holds a connection per held lock: a pool this large lets the held-locks curve reach 100. */
+    private static final int POOL_SIZE = 110;
+
     private PostgresServer server;
     private Connection stats;
     private Connection ping;
+    private Connection delayedPing;
     private Connection bareLock;
     private Connection bareToken;
     private PreparedStatement bareClaim;
@@ -56,6 +62,13 @@ final class PostgresBackend extends ServerBackend {
     private PreparedStatement notify;
     private PreparedStatement listenerPing;
     private QueryExecutor listenerExecutor;
+    /** Reads of the statistics counted with the lock role's statements (existing servers: the same role). */
+    private long selfReads;
+
+    private boolean statsAsLockRole;
+    private long maxConnections;
+    private final SqlRunObjects objects = new SqlRunObjects();
+    private String cleanedUp;
 
     @Override
     public String name() {
@@ -63,17 +76,42 @@ final class PostgresBackend extends ServerBackend {
     }
 
     @Override
-    public void start() throws SQLException {
-        server = PostgresServer.builder().statementStatistics(true).start();
-        server.executeAsSuperuser(
-                "CREATE ROLE " + STATS_ROLE + " LOGIN PASSWORD '" + STATS_PASSWORD + "'",
-                "GRANT pg_read_all_stats TO " + STATS_ROLE);
-        stats = DriverManager.getConnection(server.jdbcUrl(), STATS_ROLE, STATS_PASSWORD);
-        ping = server.connect();
+    public void start(ServerAddress theirs, RunPrefix runPrefix, boolean delayLine) throws SQLException {
+        use(
+                theirs,
+                () -> {
+                    server = PostgresServer.builder().statementStatistics(true).start();
+                    server.executeAsSuperuser(
+                            "CREATE ROLE " + STATS_ROLE + " LOGIN PASSWORD '" + STATS_PASSWORD + "'",
+                            "GRANT pg_read_all_stats TO " + STATS_ROLE);
+                    return new ServerAddress(
+                            "postgresql",
+                            List.of(server.address()),
+                            server.user(),
+                            server.password(),
+                            server.database());
+                },
+                runPrefix,
+                delayLine);
+        statsAsLockRole = server == null;
+        stats = statsAsLockRole
+                ? connect(address)
+                : DriverManager.getConnection(jdbcUrl(address), STATS_ROLE, STATS_PASSWORD);
+        ping = connect(address);
+        if (line != null) {
+            delayedPing = connect(line.route(address));
+        }
+        try (Statement s = stats.createStatement();
+                ResultSet rs = s.executeQuery("SHOW max_connections")) {
+            rs.next();
+            maxConnections = Long.parseLong(rs.getString(1));
+        }
         PostgresLockOptions bareObjects =
-                PostgresLockOptions.builder().table("distlock_compare_bare").build();
+                PostgresLockOptions.builder().table(prefix.sql() + "_bare").build();
         PostgresDialect statements = PostgresDialect.of(bareObjects);
-        bareToken = server.connect();
+        objects.table(bareObjects.table());
+        objects.sequence(bareObjects.tokenSequence());
+        bareToken = connect(address);
         try (Statement s = bareToken.createStatement()) {
             for (String ddl : statements.ddl()) {
                 s.execute(ddl);
@@ -81,18 +119,28 @@ final class PostgresBackend extends ServerBackend {
             s.execute("INSERT INTO " + bareObjects.table() + " (name) VALUES ('l')");
         }
         bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareLock = server.connect();
+        bareLock = connect(address);
         bareLock.setAutoCommit(false);
         bareClaim = bareLock.prepareStatement(statements.claimSql());
         statements.bindClaim(bareClaim, "l", Duration.ofSeconds(10));
-        notifier = server.connect();
-        listener = server.connect();
+        notifier = connect(address);
+        listener = connect(address);
+        String channel = prefix.sql() + "_handoff";
         try (Statement s = listener.createStatement()) {
-            s.execute("LISTEN distlock_compare_handoff");
+            s.execute("LISTEN " + channel);
         }
-        notify = notifier.prepareStatement("NOTIFY distlock_compare_handoff");
+        notify = notifier.prepareStatement("NOTIFY " + channel);
         listenerPing = listener.prepareStatement("SELECT 1");
         listenerExecutor = listener.unwrap(BaseConnection.class).getQueryExecutor();
+    }
+
+    /** {@code jdbc:postgresql://host:port/database}. */
+    private static String jdbcUrl(ServerAddress a) {
+        return "jdbc:postgresql://" + a.nodes().get(0) + "/" + a.path();
+    }
+
+    private static Connection connect(ServerAddress a) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(a), a.user(), a.password());
     }
 
     /** The bare requests: claim, token, COMMIT. */
@@ -150,21 +198,22 @@ final class PostgresBackend extends ServerBackend {
                 ResultSet rs = s.executeQuery("SELECT coalesce(sum(s.calls) FILTER (WHERE s.query NOT IN ('COMMIT',"
                         + " 'ROLLBACK')), 0) + coalesce(sum(s.calls) FILTER (WHERE s.query = 'BEGIN'), 0) FROM"
                         + " pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = '"
-                        + server.user() + "'")) {
+                        + address.user().replace("'", "''") + "'")) {
             rs.next();
-            return rs.getLong(1);
+            long counted = rs.getLong(1) - (statsAsLockRole ? selfReads : 0);
+            selfReads++; // pg_stat_statements counts a statement once it has finished
+            return counted;
         } catch (SQLException e) {
             throw unchecked(e);
         }
     }
 
     private synchronized void selectOne() {
-        try (Statement s = ping.createStatement();
-                ResultSet rs = s.executeQuery("SELECT 1")) {
-            rs.next();
-        } catch (SQLException e) {
-            throw unchecked(e);
-        }
+        selectOne(ping);
+    }
+
+    private synchronized void delayedSelectOne() {
+        selectOne(delayedPing);
     }
 
     @Override
@@ -177,36 +226,73 @@ final class PostgresBackend extends ServerBackend {
         } catch (SQLException e) {
             version = "?";
         }
-        String uri =
-                "postgresql://" + server.user() + ":" + URLEncoder.encode(server.password(), StandardCharsets.UTF_8)
-                        + "@" + server.address() + "/" + server.database()
-                        // one connection per held lock and per waiter; a 10 s lease as for MySQL
-                        + "?createSchema=true&poolSize=24&leaseTime=10s";
-        List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("postgresql", uri)
-                .withFloor(this::selectOne, FLOOR_STATEMENTS)
-                .withExtraFloor("bare_requests_floor", this::bareRequests)
-                .withHandoffFloor(this::handoffFloor)
-                .withServerRequests(counter(this::statements))
-                .withServerVersion(version));
         if (peers) {
-            out.add(jdbcLockRegistryPeer("postgresql", "postgresql", server.jdbcUrl(), server.user(), server.password())
-                    .withFloor(this::selectOne, FLOOR_STATEMENTS)
-                    .withHandoffFloor(this::handoffFloor)
-                    .withServerRequests(counter(this::statements))
-                    .withServerVersion(version));
+            try (Connection c = connect(address)) {
+                objects.table(JdbcLockRegistryClient.createTable(c, registryPrefix(), "postgresql"));
+            } catch (SQLException e) {
+                throw unchecked(e);
+            }
         }
-        return out;
+        objects.table(prefix.sql());
+        objects.sequence(prefix.sql() + "_token");
+        String v = version;
+        List<ComparisonTarget> direct = at(address, this::selectOne, peers, v);
+        long spare = maxConnections - 60; // the probes, the peers' pools, other clients of the server
+        direct.set(
+                0,
+                direct.get(0)
+                        .withExtraFloor("bare_requests_floor", this::bareRequests)
+                        .withHandoffFloor(this::handoffFloor)
+                        .withLimit(
+                                Scenario.RENEWAL,
+                                (int) Math.min(POOL_SIZE - 10, spare),
+                                "one connection per held lock: a pool of " + POOL_SIZE + ", a server that allows "
+                                        + maxConnections)
+                        .withLimit(
+                                Scenario.HANDOFF_MANY,
+                                (int) spare,
+                                "each waiter keeps a connection while it waits: the server allows " + maxConnections));
+        if (direct.size() > 1) {
+            direct.set(1, direct.get(1).withHandoffFloor(this::handoffFloor));
+        }
+        return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
+    }
+
+    /** Our target and the peer, their clients connecting to {@code a}, with {@code floor} as the round trip. */
+    private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
+        String uri = "postgresql://" + a.userInfo() + a.nodes().get(0) + "/" + a.path()
+                // one connection per held lock and per waiter; a 10 s lease as for MySQL
+                + "?createSchema=true&poolSize=" + POOL_SIZE + "&leaseTime=10s&table=" + prefix.sql();
+        return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_STATEMENTS, this::statements, peers, version);
     }
 
     @Override
     public String serverDescription() {
-        return "PostgreSQL " + server.address() + " (fsync=off, full_page_writes=off, pg_stat_statements)";
+        return where("PostgreSQL " + address.describe() + " (fsync=off, full_page_writes=off, pg_stat_statements)");
+    }
+
+    /** Drops every table and sequence the run created (counting the tables' rows first), then looks for any left. */
+    @Override
+    public synchronized String cleanUp() {
+        if (cleanedUp == null && stats != null) {
+            try (Connection c = connect(address)) {
+                cleanedUp = objects.dropAll(
+                        c,
+                        address.describe(),
+                        "distlock's lock table and token sequence, the peer's " + registryPrefix() + "LOCK, the"
+                                + " probes'",
+                        "SELECT relname FROM pg_class WHERE relname LIKE '" + SqlRunObjects.startingWith(prefix.sql())
+                                + "'");
+            } catch (SQLException e) {
+                cleanedUp = address.describe() + ": dropping the run's objects failed: " + e;
+            }
+        }
+        return cleanedUp == null ? "nothing created" : cleanedUp;
     }
 
     @Override
     public void close() {
-        for (Connection c : new Connection[] {stats, ping, bareLock, bareToken, notifier, listener}) {
+        for (Connection c : new Connection[] {stats, ping, delayedPing, bareLock, bareToken, notifier, listener}) {
             try {
                 if (c != null) {
                     c.close();
@@ -215,6 +301,7 @@ final class PostgresBackend extends ServerBackend {
                 // closing anyway
             }
         }
+        closeLine();
         if (server != null) {
             server.close();
         }

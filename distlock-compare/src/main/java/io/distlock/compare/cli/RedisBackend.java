@@ -40,8 +40,10 @@ final class RedisBackend extends ServerBackend {
     private RedisServer server;
     private Jedis stats;
     private Jedis ping;
+    private Jedis delayedPing;
     private Jedis bare;
     private long bareOwners;
+    private RedisKeys bareKeys;
     private Jedis handoffPublisher;
     private Jedis handoffPing;
     private Thread handoffSubscriber;
@@ -58,7 +60,7 @@ final class RedisBackend extends ServerBackend {
     };
     private final BlockingQueue<Long> handoffsSeen = new LinkedBlockingQueue<>();
     private final CountDownLatch handoffSubscribed = new CountDownLatch(1);
-    private static final String HANDOFF_CHANNEL = "distlock-compare-handoff-floor";
+    private String cleanedUp;
 
     @Override
     public String name() {
@@ -66,13 +68,28 @@ final class RedisBackend extends ServerBackend {
     }
 
     @Override
-    public void start() {
-        server = RedisServer.start();
-        stats = new Jedis(server.host(), server.port());
-        ping = new Jedis(server.host(), server.port());
-        bare = new Jedis(server.host(), server.port());
+    public void start(ServerAddress theirs, RunPrefix runPrefix, boolean delayLine) {
+        use(
+                theirs,
+                () -> {
+                    server = RedisServer.start();
+                    return new ServerAddress("redis", List.of(server.address()), null, null, "");
+                },
+                runPrefix,
+                delayLine);
+        stats = RedisNodes.connect(address, 0);
+        ping = RedisNodes.connect(address, 0);
+        if (line != null) {
+            delayedPing = RedisNodes.connect(line.route(address), 0);
+        }
+        bare = RedisNodes.connect(address, 0);
         bare.scriptLoad(Scripts.ACQUIRE_QUEUED.text());
         bare.scriptLoad(Scripts.RELEASE_QUEUED.text());
+        bareKeys = new RedisKeys(prefix.name() + ":bare");
+    }
+
+    private String handoffChannel() {
+        return prefix.name() + ":handoff-floor";
     }
 
     private long statsReads;
@@ -91,6 +108,10 @@ final class RedisBackend extends ServerBackend {
         ping.ping();
     }
 
+    private synchronized void delayedPing() {
+        delayedPing.ping();
+    }
+
     /**
      * One hand-off floor sample, in nanoseconds, after {@code idleNanos} idle before the publish:
      * A's {@code PUBLISH} → B's subscriber thread has the message, plus one {@code PING} by B.
@@ -98,13 +119,13 @@ final class RedisBackend extends ServerBackend {
     private synchronized long handoffFloor(long idleNanos) {
         try {
             if (handoffSubscriber == null) {
-                handoffPublisher = new Jedis(server.host(), server.port());
-                handoffPing = new Jedis(server.host(), server.port());
-                Jedis subscriber = new Jedis(server.host(), server.port());
+                handoffPublisher = RedisNodes.connect(address, 0);
+                handoffPing = RedisNodes.connect(address, 0);
+                Jedis subscriber = RedisNodes.connect(address, 0);
                 handoffSubscriber = new Thread(
                         () -> {
                             try (subscriber) {
-                                subscriber.subscribe(handoffPubSub, HANDOFF_CHANNEL);
+                                subscriber.subscribe(handoffPubSub, handoffChannel());
                             }
                         },
                         "distlock-compare-redis-handoff-floor");
@@ -119,7 +140,7 @@ final class RedisBackend extends ServerBackend {
                 LockSupport.parkNanos(idleNanos); // as a holder holds
             }
             long t0 = System.nanoTime();
-            handoffPublisher.getConnection().sendCommand(Protocol.Command.PUBLISH, HANDOFF_CHANNEL, "r");
+            handoffPublisher.getConnection().sendCommand(Protocol.Command.PUBLISH, handoffChannel(), "r");
             handoffPublisher.getConnection().getMany(0); // flushes, reads nothing: A does not wait for its reply
             Long at = handoffsSeen.poll(5, TimeUnit.SECONDS);
             if (at == null) {
@@ -139,10 +160,6 @@ final class RedisBackend extends ServerBackend {
         }
     }
 
-    private static final RedisKeys BARE_KEYS = new RedisKeys("distlock-compare-bare");
-    private static final List<String> BARE_KEY_LIST = List.of(
-            BARE_KEYS.lockKey("l"), BARE_KEYS.tokenKey("l"), BARE_KEYS.queueKey("l"), BARE_KEYS.waitersKey("l"));
-
     /**
      * The bare requests: an uncontended acquire ({@code ACQUIRE_QUEUED}: 10 s lease, the counter's
      * default retention, a single try) and its release ({@code RELEASE_QUEUED}), as lock-redis sends
@@ -150,13 +167,15 @@ final class RedisBackend extends ServerBackend {
      */
     private synchronized void bareRequests() {
         String owner = String.format("%032x", ++bareOwners);
+        List<String> keys = List.of(
+                bareKeys.lockKey("l"), bareKeys.tokenKey("l"), bareKeys.queueKey("l"), bareKeys.waitersKey("l"));
         Object granted = bare.evalsha(
-                Scripts.ACQUIRE_QUEUED.sha(), BARE_KEY_LIST, List.of(owner, "10000", "604800000", "0", "2500", "0"));
+                Scripts.ACQUIRE_QUEUED.sha(), keys, List.of(owner, "10000", "604800000", "0", "2500", "0"));
         if (!(granted instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
             throw new IllegalStateException("bare acquire not granted: " + granted);
         }
         Object released = bare.evalsha(
-                Scripts.RELEASE_QUEUED.sha(), BARE_KEY_LIST, List.of(owner, BARE_KEYS.channel("l"), "604800000", "0"));
+                Scripts.RELEASE_QUEUED.sha(), keys, List.of(owner, bareKeys.channel("l"), "604800000", "0"));
         if (!Long.valueOf(1).equals(released)) {
             throw new IllegalStateException("bare release answered " + released);
         }
@@ -165,25 +184,48 @@ final class RedisBackend extends ServerBackend {
     @Override
     public List<ComparisonTarget> targets(boolean peers) {
         String version = Probes.redisVersion(stats.info("server"));
+        List<ComparisonTarget> direct = at(address, this::ping, peers, version);
+        direct.set(
+                0,
+                direct.get(0)
+                        .withExtraFloor("bare_requests_floor", this::bareRequests)
+                        .withHandoffFloor(this::handoffFloor));
+        if (direct.size() > 1) {
+            direct.set(1, direct.get(1).withHandoffFloor(this::handoffFloor));
+        }
+        return paired(direct, () -> at(line.route(address), this::delayedPing, peers, version));
+    }
+
+    /** Our target and the peers, their clients connecting to {@code a}, with {@code floor} as the round trip. */
+    private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
+        String keyPrefix = prefix.name();
         List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("redis", server.uri() + "?leaseTime=10s")
-                .withFloor(this::ping, 2)
-                .withExtraFloor("bare_requests_floor", this::bareRequests)
-                .withHandoffFloor(this::handoffFloor)
+        out.add(ours(
+                        "redis",
+                        "redis://" + a.userInfo() + a.nodes().get(0) + RedisNodes.databasePath(a)
+                                + "?leaseTime=10s&keyPrefix=" + keyPrefix)
+                .withFloor(floor, 2)
                 .withServerRequests(counter(this::commands))
+                .withServerConnections(connections())
                 .withServerVersion(version));
         if (peers) {
-            String host = server.host();
-            int port = server.port();
-            out.add(ComparisonTarget.of("redisson RLock", "redis", () -> new RedissonLockClient(host, port))
-                    .withFloor(this::ping, 2)
-                    .withHandoffFloor(this::handoffFloor)
+            out.add(ComparisonTarget.of(
+                            "redisson RLock",
+                            "redis",
+                            () -> new RedissonLockClient(
+                                    a.nodes().get(0), a.user(), a.password(), RedisNodes.database(a), keyPrefix))
+                    .withFloor(floor, 2)
                     .withServerRequests(counter(this::commands))
+                    .withServerConnections(connections())
                     .withServerVersion(version)
                     .asPeer());
-            out.add(ComparisonTarget.of("SETNX + 1 s sleep", "redis", () -> new SetnxSleepLockClient(host, port))
-                    .withFloor(this::ping, 2)
+            out.add(ComparisonTarget.of(
+                            "SETNX + 1 s sleep",
+                            "redis",
+                            () -> new SetnxSleepLockClient(RedisNodes.connect(a, 0), keyPrefix))
+                    .withFloor(floor, 2)
                     .withServerRequests(counter(this::commands))
+                    .withServerConnections(connections())
                     .withServerVersion(version)
                     .asPeer());
         }
@@ -192,20 +234,35 @@ final class RedisBackend extends ServerBackend {
 
     @Override
     public String serverDescription() {
-        return "redis-server " + server.address() + " (--save \"\" --appendonly no)";
+        return where("redis-server " + address.describe() + " (--save \"\" --appendonly no)");
+    }
+
+    /** Deletes every key under the run's prefix ({@code SCAN} + {@code UNLINK}) and scans again. */
+    @Override
+    public synchronized String cleanUp() {
+        if (cleanedUp == null && stats != null) {
+            long[] r = RedisNodes.removeKeys(stats, prefix.name());
+            cleanedUp = RedisBackend.cleanupReport(address.nodes().get(0), prefix.name(), r);
+        }
+        return cleanedUp == null ? "nothing created" : cleanedUp;
+    }
+
+    /** "… removed N keys matching P:* (lock keys, fencing counters, …); none left". */
+    static String cleanupReport(String node, String keyPrefix, long[] removedAndLeft) {
+        return node + ": removed " + removedAndLeft[0] + " keys matching " + keyPrefix
+                + ":* (distlock's fencing counters, any lock or queue key left, the peers' lock keys); "
+                + (removedAndLeft[1] == 0 ? "none left" : removedAndLeft[1] + " LEFT");
     }
 
     @Override
     public void close() {
-        if (stats != null) {
-            stats.close();
+        List<Jedis> open = new ArrayList<>();
+        for (Jedis j : new Jedis[] {stats, ping, delayedPing, bare}) {
+            if (j != null) {
+                open.add(j);
+            }
         }
-        if (ping != null) {
-            ping.close();
-        }
-        if (bare != null) {
-            bare.close();
-        }
+        RedisNodes.closeAll(open);
         if (handoffSubscriber != null) {
             handoffPubSub.unsubscribe();
             try {
@@ -216,6 +273,7 @@ final class RedisBackend extends ServerBackend {
             handoffPublisher.close();
             handoffPing.close();
         }
+        closeLine();
         if (server != null) {
             server.close();
         }

@@ -1,6 +1,7 @@
 package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
+import io.distlock.compare.Scenario;
 import io.distlock.compare.cli.peers.RedissonRedLockClient;
 import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
@@ -31,8 +32,11 @@ final class RedlockBackend extends ServerBackend {
     private RedisServers servers;
     private final List<Jedis> stats = new ArrayList<>();
     private final List<Jedis> pings = new ArrayList<>();
+    private final List<Jedis> delayedPings = new ArrayList<>();
     private final List<Jedis> bare = new ArrayList<>();
     private long bareOwners;
+    private RedisKeys bareKeys;
+    private String cleanedUp;
 
     @Override
     public String name() {
@@ -40,12 +44,28 @@ final class RedlockBackend extends ServerBackend {
     }
 
     @Override
-    public void start() {
-        servers = RedisServers.independentMasters(NODES);
-        for (RedisServer s : servers.servers()) {
-            stats.add(new Jedis(s.host(), s.port()));
-            pings.add(new Jedis(s.host(), s.port()));
-            Jedis b = new Jedis(s.host(), s.port());
+    public void start(ServerAddress theirs, RunPrefix runPrefix, boolean delayLine) {
+        use(
+                theirs,
+                () -> {
+                    servers = RedisServers.independentMasters(NODES);
+                    return new ServerAddress(
+                            "redlock",
+                            servers.servers().stream().map(RedisServer::address).toList(),
+                            null,
+                            null,
+                            "");
+                },
+                runPrefix,
+                delayLine);
+        bareKeys = new RedisKeys(prefix.name() + ":bare");
+        for (int i = 0; i < address.nodes().size(); i++) {
+            stats.add(RedisNodes.connect(address, i));
+            pings.add(RedisNodes.connect(address, i));
+            if (line != null) {
+                delayedPings.add(RedisNodes.connect(line.route(address), i));
+            }
+            Jedis b = RedisNodes.connect(address, i);
             b.scriptLoad(Scripts.REDLOCK_ACQUIRE.text());
             b.scriptLoad(Scripts.RELEASE.text());
             bare.add(b);
@@ -72,15 +92,21 @@ final class RedlockBackend extends ServerBackend {
      * from the calling thread. What one Redlock round costs at best (no thread hop per node).
      */
     private synchronized void parallelPing() {
-        for (Object reply : round(pings, Protocol.Command.PING)) {
+        checkPongs(round(pings, Protocol.Command.PING));
+    }
+
+    private synchronized void delayedParallelPing() {
+        checkPongs(round(delayedPings, Protocol.Command.PING));
+    }
+
+    private static void checkPongs(List<Object> replies) {
+        for (Object reply : replies) {
             String pong = reply instanceof byte[] b ? SafeEncoder.encode(b) : String.valueOf(reply);
             if (!"PONG".equals(pong)) {
                 throw new IllegalStateException("PING answered " + pong);
             }
         }
     }
-
-    private static final RedisKeys BARE_KEYS = new RedisKeys("distlock-compare-bare");
 
     /** The bare requests: round 1 (grant + counter) and the release round, each to all nodes at once. */
     private synchronized void bareRounds() {
@@ -90,8 +116,8 @@ final class RedlockBackend extends ServerBackend {
                 Protocol.Command.EVALSHA,
                 Scripts.REDLOCK_ACQUIRE.sha(),
                 "2",
-                BARE_KEYS.lockKey("l"),
-                BARE_KEYS.tokenKey("l"),
+                bareKeys.lockKey("l"),
+                bareKeys.tokenKey("l"),
                 owner,
                 "10000")) {
             if (!(reply instanceof List<?> l) || !Long.valueOf(1).equals(l.get(0))) {
@@ -103,9 +129,9 @@ final class RedlockBackend extends ServerBackend {
                 Protocol.Command.EVALSHA,
                 Scripts.RELEASE.sha(),
                 "1",
-                BARE_KEYS.lockKey("l"),
+                bareKeys.lockKey("l"),
                 owner,
-                BARE_KEYS.channel("l"))) {
+                bareKeys.channel("l"))) {
             if (!Long.valueOf(1).equals(reply)) {
                 throw new IllegalStateException("bare release answered " + reply);
             }
@@ -130,21 +156,43 @@ final class RedlockBackend extends ServerBackend {
 
     @Override
     public List<ComparisonTarget> targets(boolean peers) {
-        List<String> hostPorts = new ArrayList<>();
-        servers.servers().forEach(s -> hostPorts.add(s.host() + ":" + s.port()));
-        String version = Probes.redisVersion(stats.get(0).info("server"));
+        String version = address.nodes().size() + " x redis "
+                + Probes.redisVersion(stats.get(0).info("server"));
+        List<ComparisonTarget> direct = at(address, this::parallelPing, peers, version);
+        direct.set(0, direct.get(0).withExtraFloor("bare_requests_floor", this::bareRounds));
+        if (direct.size() > 1) {
+            // five Redisson clients per waiter: 1,000 waiters would be 5,000 Redisson instances
+            direct.set(
+                    1,
+                    direct.get(1)
+                            .withLimit(
+                                    Scenario.HANDOFF_MANY,
+                                    50,
+                                    "RedissonRedLock needs a Redisson client per node and waiter"));
+        }
+        return paired(direct, () -> at(line.route(address), this::delayedParallelPing, peers, version));
+    }
+
+    private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
+        String keyPrefix = prefix.name();
         List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("redlock", "redlock://" + String.join(",", hostPorts) + "?leaseTime=10s")
-                .withFloor(this::parallelPing, 2)
-                .withExtraFloor("bare_requests_floor", this::bareRounds)
+        out.add(ours(
+                        "redlock",
+                        "redlock://" + a.userInfo() + String.join(",", a.nodes()) + "?leaseTime=10s&keyPrefix="
+                                + keyPrefix)
+                .withFloor(floor, 2)
                 .withServerRequests(counter(this::commands))
-                .withServerVersion(NODES + " x redis " + version));
+                .withServerConnections(connections())
+                .withServerVersion(version));
         if (peers) {
             out.add(ComparisonTarget.of(
-                            "redisson RedissonRedLock", "redlock", () -> new RedissonRedLockClient(hostPorts))
-                    .withFloor(this::parallelPing, 2)
+                            "redisson RedissonRedLock",
+                            "redlock",
+                            () -> new RedissonRedLockClient(a.nodes(), a.user(), a.password(), keyPrefix))
+                    .withFloor(floor, 2)
                     .withServerRequests(counter(this::commands))
-                    .withServerVersion(NODES + " x redis " + version)
+                    .withServerConnections(connections())
+                    .withServerVersion(version)
                     .asPeer());
         }
         return out;
@@ -152,14 +200,31 @@ final class RedlockBackend extends ServerBackend {
 
     @Override
     public String serverDescription() {
-        return NODES + " independent redis-server masters " + servers.addresses() + " (--save \"\" --appendonly no)";
+        return where(address.nodes().size() + " independent redis-server masters " + address.describe()
+                + " (--save \"\" --appendonly no)");
+    }
+
+    /** Deletes every key under the run's prefix on every node and scans again. */
+    @Override
+    public synchronized String cleanUp() {
+        if (cleanedUp == null && !stats.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < stats.size(); i++) {
+                parts.add(RedisBackend.cleanupReport(
+                        address.nodes().get(i), prefix.name(), RedisNodes.removeKeys(stats.get(i), prefix.name())));
+            }
+            cleanedUp = String.join("; ", parts);
+        }
+        return cleanedUp == null ? "nothing created" : cleanedUp;
     }
 
     @Override
     public void close() {
-        stats.forEach(Jedis::close);
-        pings.forEach(Jedis::close);
-        bare.forEach(Jedis::close);
+        RedisNodes.closeAll(stats);
+        RedisNodes.closeAll(pings);
+        RedisNodes.closeAll(delayedPings);
+        RedisNodes.closeAll(bare);
+        closeLine();
         if (servers != null) {
             servers.close();
         }

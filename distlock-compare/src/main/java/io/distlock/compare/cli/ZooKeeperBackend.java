@@ -5,6 +5,7 @@ import io.distlock.compare.cli.peers.CuratorLockClient;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperServer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +35,9 @@ import org.apache.curator.retry.RetryOneTime;
 final class ZooKeeperBackend extends ServerBackend {
     private TestServer server;
     private CuratorFramework floorClient;
+    private CuratorFramework delayedClient;
     private CuratorFramework watchClient;
+    private String cleanedUp;
 
     @Override
     public String name() {
@@ -42,28 +45,48 @@ final class ZooKeeperBackend extends ServerBackend {
     }
 
     @Override
-    public void start() throws Exception {
-        server = ZooKeeperServer.start();
-        floorClient = connect();
-        floorClient
-                .getZookeeperClient()
-                .getZooKeeper()
-                .create(
-                        BARE_PARENT,
-                        new byte[0],
-                        org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                        org.apache.zookeeper.CreateMode.PERSISTENT);
+    public void start(ServerAddress theirs, RunPrefix runPrefix, boolean delayLine) throws Exception {
+        use(
+                theirs,
+                () -> {
+                    server = ZooKeeperServer.start();
+                    return new ServerAddress("zookeeper", List.of(server.address()), null, null, "");
+                },
+                runPrefix,
+                delayLine);
+        floorClient = connect(address);
+        floorClient.create().creatingParentsIfNeeded().forPath(bareParent());
+        if (line != null) {
+            delayedClient = connect(line.route(address));
+        }
     }
 
-    /** A started Curator client of the test server, connected (for the raw probes' handles). */
-    private CuratorFramework connect() throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(server.address(), 10_000, 5_000, new RetryOneTime(100));
+    /** {@code h:p,h:p[/chroot]} of {@code a}. */
+    private static String connectString(ServerAddress a) {
+        return String.join(",", a.nodes()) + (a.path().isEmpty() ? "" : "/" + a.path());
+    }
+
+    /** A started Curator client of {@code a}, logged in (digest) if it names a user, connected. */
+    private static CuratorFramework connect(ServerAddress a) throws InterruptedException {
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                .connectString(connectString(a))
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100));
+        if (a.user() != null) {
+            b.authorization("digest", (a.user() + ":" + a.password()).getBytes(StandardCharsets.UTF_8));
+        }
+        CuratorFramework c = b.build();
         c.start();
         if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
             c.close();
-            throw new IllegalStateException("cannot connect to ZooKeeper at " + server.address());
+            throw new IllegalStateException("cannot connect to ZooKeeper at " + a.describe());
         }
         return c;
+    }
+
+    private String bareParent() {
+        return prefix.zkRoot() + "/bare";
     }
 
     /** Creates an ephemeral-sequential node under the root with {@code prefix}; returns its path. */
@@ -77,7 +100,7 @@ final class ZooKeeperBackend extends ServerBackend {
 
     private long packets() {
         try {
-            return Probes.field(Probes.fourLetter(server.host(), server.port(), "mntr"), "zk_packets_received");
+            return Probes.field(Probes.fourLetter(address.host(0), address.port(0), "mntr"), "zk_packets_received");
         } catch (IOException e) {
             throw unchecked(e);
         }
@@ -87,13 +110,11 @@ final class ZooKeeperBackend extends ServerBackend {
     private void createDelete() {
         try {
             org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
-            zk.delete(ephemeral(zk, "/distlock-compare-floor-"), -1);
+            zk.delete(ephemeral(zk, prefix.zkRoot() + "/floor-"), -1);
         } catch (Exception e) {
             throw unchecked(e);
         }
     }
-
-    private static final String BARE_PARENT = "/distlock-compare-bare";
 
     /** The bare requests: the multi (create + the parent's setData), then the delete. */
     private void bareRequests() {
@@ -101,16 +122,16 @@ final class ZooKeeperBackend extends ServerBackend {
             org.apache.zookeeper.ZooKeeper zk = floorClient.getZookeeperClient().getZooKeeper();
             List<org.apache.zookeeper.OpResult> r = zk.multi(List.of(
                     org.apache.zookeeper.Op.create(
-                            BARE_PARENT + "/n-",
+                            bareParent() + "/n-",
                             new byte[0],
                             org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
                             org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL),
-                    org.apache.zookeeper.Op.setData(BARE_PARENT, new byte[0], -1)));
+                    org.apache.zookeeper.Op.setData(bareParent(), new byte[0], -1)));
             if (((org.apache.zookeeper.OpResult.SetDataResult) r.get(1))
                             .getStat()
                             .getNumChildren()
                     != 1) {
-                throw new IllegalStateException("bare requests: the node was not alone under " + BARE_PARENT);
+                throw new IllegalStateException("bare requests: the node was not alone under " + bareParent());
             }
             zk.delete(((org.apache.zookeeper.OpResult.CreateResult) r.get(0)).getPath(), -1);
         } catch (Exception e) {
@@ -125,11 +146,11 @@ final class ZooKeeperBackend extends ServerBackend {
     private long handoffFloor(long idleNanos) {
         try {
             if (watchClient == null) {
-                watchClient = connect();
+                watchClient = connect(address);
             }
             org.apache.zookeeper.ZooKeeper a = floorClient.getZookeeperClient().getZooKeeper();
             org.apache.zookeeper.ZooKeeper b = watchClient.getZookeeperClient().getZooKeeper();
-            String path = ephemeral(a, "/distlock-compare-handoff-floor-");
+            String path = ephemeral(a, prefix.zkRoot() + "/handoff-floor-");
             CountDownLatch fired = new CountDownLatch(1);
             AtomicLong at = new AtomicLong();
             if (b.exists(path, event -> {
@@ -166,8 +187,16 @@ final class ZooKeeperBackend extends ServerBackend {
     }
 
     private void exists() {
+        exists(floorClient);
+    }
+
+    private void delayedExists() {
+        exists(delayedClient);
+    }
+
+    private static void exists(CuratorFramework client) {
         try {
-            floorClient.checkExists().forPath("/");
+            client.checkExists().forPath("/");
         } catch (Exception e) {
             throw unchecked(e);
         }
@@ -177,28 +206,50 @@ final class ZooKeeperBackend extends ServerBackend {
     public List<ComparisonTarget> targets(boolean peers) {
         String version;
         try {
-            version = Probes.fourLetter(server.host(), server.port(), "srvr")
+            version = Probes.fourLetter(address.host(0), address.port(0), "srvr")
                     .lines()
                     .findFirst()
                     .orElse("?");
         } catch (IOException e) {
             version = "?";
         }
+        String v = version;
+        List<ComparisonTarget> direct = at(address, this::exists, peers, v);
+        direct.set(
+                0,
+                direct.get(0)
+                        .withExtraFloor("create_delete_floor", this::createDelete)
+                        .withExtraFloor("bare_requests_floor", this::bareRequests)
+                        .withHandoffFloor(this::handoffFloor));
+        if (direct.size() > 1) {
+            direct.set(
+                    1,
+                    direct.get(1)
+                            .withExtraFloor("create_delete_floor", this::createDelete)
+                            .withHandoffFloor(this::handoffFloor));
+        }
+        return paired(direct, () -> at(line.route(address), this::delayedExists, peers, v));
+    }
+
+    private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
         List<ComparisonTarget> out = new ArrayList<>();
-        out.add(ours("zookeeper", "zookeeper://" + server.address())
-                .withFloor(this::exists, 2)
-                .withExtraFloor("create_delete_floor", this::createDelete)
-                .withExtraFloor("bare_requests_floor", this::bareRequests)
-                .withHandoffFloor(this::handoffFloor)
+        out.add(ours(
+                        "zookeeper",
+                        "zookeeper://" + a.userInfo() + connectString(a) + "?rootPath=" + prefix.zkRoot() + "/distlock")
+                .withFloor(floor, 2)
                 .withServerRequests(counter(this::packets))
+                .withServerConnections(connections())
                 .withServerVersion(version));
         if (peers) {
-            String connect = server.address();
-            out.add(ComparisonTarget.of("curator InterProcessMutex", "zookeeper", () -> new CuratorLockClient(connect))
-                    .withFloor(this::exists, 2)
-                    .withExtraFloor("create_delete_floor", this::createDelete)
-                    .withHandoffFloor(this::handoffFloor)
+            String connect = connectString(a);
+            String base = prefix.zkRoot() + "/curator";
+            out.add(ComparisonTarget.of(
+                            "curator InterProcessMutex",
+                            "zookeeper",
+                            () -> new CuratorLockClient(connect, a.user(), a.password(), base))
+                    .withFloor(floor, 2)
                     .withServerRequests(counter(this::packets))
+                    .withServerConnections(connections())
                     .withServerVersion(version)
                     .asPeer());
         }
@@ -207,7 +258,38 @@ final class ZooKeeperBackend extends ServerBackend {
 
     @Override
     public String serverDescription() {
-        return "ZooKeeper " + server.address() + " (forceSync=no)";
+        return where("ZooKeeper " + address.describe() + " (forceSync=no)");
+    }
+
+    /** Deletes the run's root node and everything under it, then checks that it is gone. */
+    @Override
+    public synchronized String cleanUp() {
+        if (cleanedUp == null && floorClient != null) {
+            String root = prefix.zkRoot();
+            try {
+                long nodes = count(floorClient, root);
+                floorClient.delete().deletingChildrenIfNeeded().forPath(root);
+                boolean left = floorClient.checkExists().forPath(root) != null;
+                cleanedUp = address.describe() + ": removed " + root + " and the " + (nodes - 1)
+                        + " nodes under it (distlock's lock parents, Curator's lock nodes, the probes'); "
+                        + (left ? root + " LEFT" : "none left");
+            } catch (Exception e) {
+                cleanedUp = address.describe() + ": removing " + root + " failed: " + e;
+            }
+        }
+        return cleanedUp == null ? "nothing created" : cleanedUp;
+    }
+
+    /** {@code path} and the nodes under it; 0 if it does not exist. */
+    private static long count(CuratorFramework c, String path) throws Exception {
+        if (c.checkExists().forPath(path) == null) {
+            return 0;
+        }
+        long n = 1;
+        for (String child : c.getChildren().forPath(path)) {
+            n += count(c, path + "/" + child);
+        }
+        return n;
     }
 
     @Override
@@ -215,9 +297,13 @@ final class ZooKeeperBackend extends ServerBackend {
         if (watchClient != null) {
             watchClient.close();
         }
+        if (delayedClient != null) {
+            delayedClient.close();
+        }
         if (floorClient != null) {
             floorClient.close();
         }
+        closeLine();
         if (server != null) {
             server.close();
         }

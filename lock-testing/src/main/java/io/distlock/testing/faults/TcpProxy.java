@@ -25,8 +25,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * A TCP proxy on a free 127.0.0.1 port in front of one target, to partition a client from a server.
  *
  * <ul>
- *   <li>{@link #setLatency(Direction, Duration)} delays every chunk by the given time (each chunk
- *       is delivered no earlier than its arrival plus the latency; order is kept).
+ *   <li>{@link #setLatency(Direction, Duration)} delays every chunk by the given time: a fixed
+ *       one-way delay per direction, as a link of that length would add. Each chunk is delivered
+ *       no earlier than its arrival plus the latency, and within some microseconds of it ({@link
+ *       #lateness()} says how close); order is kept, also when the latency changes.
  *   <li>{@link #blackhole(Direction)} stops forwarding in that direction: connections stay open,
  *       data is read and held (like packets of a partitioned TCP stream awaiting retransmission),
  *       and {@link #resume()} delivers it in order. Requests therefore hang, they do not fail.
@@ -67,8 +69,7 @@ public final class TcpProxy implements AutoCloseable {
     private final String threadPrefix;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final java.util.Queue<Thread> threads = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    private final LatenessLog lateness = new LatenessLog();
     private final AtomicLong upstreamBytes = new AtomicLong();
     private final AtomicLong downstreamBytes = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
@@ -205,12 +206,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void signal() {
-        lock.lock();
-        try {
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        connections.forEach(Connection::signal);
     }
 
     private void acceptLoop() {
@@ -267,122 +263,37 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private record Chunk(byte[] data, long deliverAtNanos) {}
+    private record Chunk(byte[] data, long deliverAtNanos, boolean delayed) {}
 
-    /** One proxied connection: a reader and a writer thread per direction. */
+    /** One proxied connection: a {@link Pump} per direction. */
     private final class Connection {
         private final Socket client;
         private final Socket upstream;
-        private final List<Thread> threads = new ArrayList<>();
+        private final List<Pump> pumps = new ArrayList<>(2);
         private final AtomicInteger finishedDirections = new AtomicInteger();
 
         Connection(int id, Socket client, Socket upstream) {
             this.client = client;
             this.upstream = upstream;
             String name = threadPrefix + "-c" + id;
-            addPump(name + "-up", client, upstream, Direction.UPSTREAM);
-            addPump(name + "-down", upstream, client, Direction.DOWNSTREAM);
-        }
-
-        private void addPump(String name, Socket from, Socket to, Direction direction) {
-            ArrayDeque<Chunk> queue = new ArrayDeque<>();
-            boolean[] eof = {false};
-            Thread reader = new Thread(() -> read(from, direction, queue, eof), name + "-read");
-            Thread writer = new Thread(() -> write(to, direction, queue, eof), name + "-write");
-            reader.setDaemon(true);
-            writer.setDaemon(true);
-            threads.add(reader);
-            threads.add(writer);
+            pumps.add(new Pump(this, name + "-up", client, upstream, Direction.UPSTREAM));
+            pumps.add(new Pump(this, name + "-down", upstream, client, Direction.DOWNSTREAM));
         }
 
         void start() {
-            TcpProxy.this.threads.addAll(threads);
-            threads.forEach(Thread::start);
+            pumps.forEach(p -> TcpProxy.this.threads.addAll(p.threads));
+            pumps.forEach(Pump::start);
         }
 
-        private void read(Socket from, Direction direction, ArrayDeque<Chunk> queue, boolean[] eof) {
-            byte[] buf = new byte[16384];
-            try {
-                InputStream in = from.getInputStream();
-                int n;
-                while ((n = in.read(buf)) != -1) {
-                    long latency = direction == Direction.UPSTREAM ? upstreamLatencyNanos : downstreamLatencyNanos;
-                    byte[] data = java.util.Arrays.copyOf(buf, n);
-                    lock.lock();
-                    try {
-                        queue.add(new Chunk(data, System.nanoTime() + latency));
-                        changed.signalAll();
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-            } catch (IOException e) {
-                // reset or closed
-            }
-            lock.lock();
-            try {
-                eof[0] = true;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
+        void signal() {
+            pumps.forEach(Pump::signal);
         }
 
-        private void write(Socket to, Direction direction, ArrayDeque<Chunk> queue, boolean[] eof) {
-            try {
-                OutputStream out = to.getOutputStream();
-                while (true) {
-                    Chunk chunk;
-                    lock.lock();
-                    try {
-                        while (true) {
-                            if (closed || to.isClosed()) {
-                                return;
-                            }
-                            boolean blocked = direction == Direction.UPSTREAM ? upstreamBlocked : downstreamBlocked;
-                            Chunk head = queue.peek();
-                            if (head == null) {
-                                if (eof[0]) {
-                                    try {
-                                        to.shutdownOutput();
-                                    } catch (IOException e) {
-                                        // peer gone
-                                    }
-                                    return;
-                                }
-                                changed.await();
-                                continue;
-                            }
-                            if (blocked) {
-                                changed.await();
-                                continue;
-                            }
-                            long wait = head.deliverAtNanos() - System.nanoTime();
-                            if (wait > 0) {
-                                changed.awaitNanos(wait);
-                                continue;
-                            }
-                            chunk = queue.poll();
-                            break;
-                        }
-                    } finally {
-                        lock.unlock();
-                    }
-                    // counted before the write, so a peer that has read the bytes sees them counted
-                    (direction == Direction.UPSTREAM ? upstreamBytes : downstreamBytes).addAndGet(chunk.data().length);
-                    out.write(chunk.data());
-                    out.flush();
-                }
-            } catch (IOException e) {
-                reset();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                if (finishedDirections.incrementAndGet() == 2) {
-                    closeQuietly(client);
-                    closeQuietly(upstream);
-                    connections.remove(this);
-                }
+        void finished() {
+            if (finishedDirections.incrementAndGet() == 2) {
+                closeQuietly(client);
+                closeQuietly(upstream);
+                connections.remove(this);
             }
         }
 
@@ -397,6 +308,235 @@ public final class TcpProxy implements AutoCloseable {
             }
             connections.remove(this);
             signal();
+        }
+    }
+
+    /**
+     * One direction of a connection: a reader thread that stamps each chunk with its delivery time
+     * (arrival + the direction's latency) and a writer thread that delivers the chunks in order, each
+     * when it is due. Each pump has its own lock, so that a chunk wakes only its own writer.
+     *
+     * <p>Timed waits of the JVM oversleep by the operating system's timer slack (about 50 µs on
+     * Linux) and a thread's wake-up; at a latency of a few hundred microseconds that would add a
+     * quarter to the delay. So the writer parks until a learned lead time before the chunk is due
+     * (the lead follows the oversleep it observes), and spins the last few microseconds: chunks
+     * leave close to their due time and never before it.
+     */
+    private final class Pump {
+        private final Connection connection;
+        private final Socket from;
+        private final Socket to;
+        private final Direction direction;
+        private final List<Thread> threads = new ArrayList<>(2);
+        private final ReentrantLock pumpLock = new ReentrantLock();
+        private final Condition changed = pumpLock.newCondition();
+        private final ArrayDeque<Chunk> queue = new ArrayDeque<>();
+        private boolean eof;
+        /** How long before a chunk is due the writer asks to wake (see the class comment). */
+        private long leadNanos = INITIAL_LEAD_NANOS;
+
+        Pump(Connection connection, String name, Socket from, Socket to, Direction direction) {
+            this.connection = connection;
+            this.from = from;
+            this.to = to;
+            this.direction = direction;
+            Thread reader = new Thread(this::read, name + "-read");
+            Thread writer = new Thread(this::write, name + "-write");
+            reader.setDaemon(true);
+            writer.setDaemon(true);
+            threads.add(reader);
+            threads.add(writer);
+        }
+
+        void start() {
+            threads.forEach(Thread::start);
+        }
+
+        void signal() {
+            pumpLock.lock();
+            try {
+                changed.signalAll();
+            } finally {
+                pumpLock.unlock();
+            }
+        }
+
+        private boolean blocked() {
+            return direction == Direction.UPSTREAM ? upstreamBlocked : downstreamBlocked;
+        }
+
+        private void read() {
+            byte[] buf = new byte[16384];
+            try {
+                InputStream in = from.getInputStream();
+                int n;
+                while ((n = in.read(buf)) != -1) {
+                    long latency = direction == Direction.UPSTREAM ? upstreamLatencyNanos : downstreamLatencyNanos;
+                    byte[] data = java.util.Arrays.copyOf(buf, n);
+                    pumpLock.lock();
+                    try {
+                        boolean wasEmpty = queue.isEmpty();
+                        queue.add(new Chunk(data, System.nanoTime() + latency, latency > 0));
+                        if (wasEmpty) {
+                            changed.signalAll(); // a new head; chunks behind it do not change the writer's wait
+                        }
+                    } finally {
+                        pumpLock.unlock();
+                    }
+                }
+            } catch (IOException e) {
+                // reset or closed
+            }
+            pumpLock.lock();
+            try {
+                eof = true;
+                changed.signalAll();
+            } finally {
+                pumpLock.unlock();
+            }
+        }
+
+        private void write() {
+            try {
+                OutputStream out = to.getOutputStream();
+                Chunk chunk;
+                while ((chunk = nextDue()) != null) {
+                    // counted before the write, so a peer that has read the bytes sees them counted
+                    (direction == Direction.UPSTREAM ? upstreamBytes : downstreamBytes).addAndGet(chunk.data().length);
+                    out.write(chunk.data());
+                    out.flush();
+                }
+            } catch (IOException e) {
+                connection.reset();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                connection.finished();
+            }
+        }
+
+        /** The next chunk once it is due and its direction flows, or null when the pump is done. */
+        private Chunk nextDue() throws InterruptedException {
+            pumpLock.lock();
+            try {
+                while (true) {
+                    if (closed || to.isClosed()) {
+                        return null;
+                    }
+                    Chunk head = queue.peek();
+                    if (head == null) {
+                        if (eof) {
+                            try {
+                                to.shutdownOutput();
+                            } catch (IOException e) {
+                                // peer gone
+                            }
+                            return null;
+                        }
+                        changed.await();
+                        continue;
+                    }
+                    if (blocked()) {
+                        changed.await();
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    long wait = head.deliverAtNanos() - now;
+                    if (wait <= 0) {
+                        queue.poll();
+                        if (head.delayed()) {
+                            lateness.record(-wait);
+                        }
+                        return head;
+                    }
+                    if (wait > leadNanos + SPIN_NANOS) {
+                        long asked = wait - leadNanos;
+                        if (changed.awaitNanos(asked) <= 0) {
+                            learnLead(System.nanoTime() - (now + asked));
+                        }
+                        continue;
+                    }
+                    // the last few microseconds: spin, without the lock, so the reader can queue
+                    pumpLock.unlock();
+                    try {
+                        while (head.deliverAtNanos() - System.nanoTime() > 0 && !closed) {
+                            Thread.onSpinWait();
+                        }
+                    } finally {
+                        pumpLock.lock();
+                    }
+                }
+            } finally {
+                pumpLock.unlock();
+            }
+        }
+
+        /** Moves the lead an eighth of the way towards an observed oversleep (outliers clipped). */
+        private void learnLead(long oversleptNanos) {
+            long o = Math.max(0, Math.min(MAX_LEAD_NANOS, oversleptNanos));
+            leadNanos += (o - leadNanos) / 8;
+        }
+    }
+
+    /** The first guess of a timed wait's oversleep: Linux's default timer slack and a wake-up. */
+    private static final long INITIAL_LEAD_NANOS = 60_000;
+    /** The lead never grows past this, whatever a loaded machine's oversleep. */
+    private static final long MAX_LEAD_NANOS = 200_000;
+    /** A wait shorter than the lead plus this is spun, not parked. */
+    private static final long SPIN_NANOS = 20_000;
+
+    /**
+     * How late delayed chunks left the proxy beyond their due time (arrival + the latency set): the
+     * number of chunks since {@link #resetLateness()}, and the median, 99th percentile and maximum
+     * over the last {@value LatenessLog#CAPACITY} of them. Chunks sent with no latency set are not
+     * counted.
+     *
+     * @param chunks delayed chunks delivered since the last reset
+     * @param p50 median lateness
+     * @param p99 99th percentile of the lateness
+     * @param max largest lateness
+     */
+    public record Lateness(long chunks, Duration p50, Duration p99, Duration max) {}
+
+    /** How late delayed chunks were delivered beyond the latency set (see {@link Lateness}). */
+    public Lateness lateness() {
+        return lateness.summary();
+    }
+
+    /** Forgets the lateness recorded so far. */
+    public void resetLateness() {
+        lateness.reset();
+    }
+
+    /** The lateness of the last delayed chunks, with a count and the maximum since the last reset. */
+    private static final class LatenessLog {
+        static final int CAPACITY = 4096;
+        private final long[] recent = new long[CAPACITY];
+        private long count;
+        private long max;
+
+        synchronized void record(long nanos) {
+            recent[(int) (count++ % CAPACITY)] = nanos;
+            max = Math.max(max, nanos);
+        }
+
+        synchronized void reset() {
+            count = 0;
+            max = 0;
+        }
+
+        synchronized Lateness summary() {
+            int n = (int) Math.min(count, CAPACITY);
+            if (n == 0) {
+                return new Lateness(0, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+            }
+            long[] sorted = java.util.Arrays.copyOf(recent, n);
+            java.util.Arrays.sort(sorted);
+            return new Lateness(
+                    count,
+                    Duration.ofNanos(sorted[(n - 1) / 2]),
+                    Duration.ofNanos(sorted[Math.min(n - 1, (int) Math.ceil(n * 0.99) - 1)]),
+                    Duration.ofNanos(max));
         }
     }
 }

@@ -96,6 +96,63 @@ class TcpProxyIT {
     }
 
     @Test
+    void setLatency_fixedOneWayDelay_roundTripsCloseToTwiceIt_neverShorter() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port());
+                Client c = new Client(proxy)) {
+            for (long us : new long[] {200, 1000}) {
+                proxy.setLatency(Duration.ofNanos(us * 1000));
+                for (int i = 0; i < 20; i++) {
+                    c.call("PING"); // the writers learn their timer's oversleep
+                }
+                proxy.resetLateness();
+                long[] nanos = new long[200];
+                for (int i = 0; i < nanos.length; i++) {
+                    long t0 = System.nanoTime();
+                    assertThat(c.call("PING")).isEqualTo("+PONG");
+                    nanos[i] = System.nanoTime() - t0;
+                }
+                java.util.Arrays.sort(nanos);
+                assertThat(nanos[0])
+                        .as("fastest round trip at %d µs each way", us)
+                        .isGreaterThanOrEqualTo(2 * us * 1000);
+                TcpProxy.Lateness late = proxy.lateness();
+                assertThat(late.chunks()).isEqualTo(2L * nanos.length);
+                // on an idle machine the median lateness is a few µs; a loaded CI machine gets slack
+                assertThat(late.p50()).as("median lateness at %d µs", us).isLessThan(Duration.ofMillis(1));
+                assertThat(nanos[nanos.length / 2] - 2 * us * 1000)
+                        .as("median round trip beyond twice the delay")
+                        .isLessThan(Duration.ofMillis(2).toNanos());
+            }
+        }
+    }
+
+    @Test
+    void setLatency_changedWhileDataIsQueued_keepsTheOrder() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port());
+                Client c = new Client(proxy)) {
+            c.call("PING");
+            proxy.setLatency(Duration.ofMillis(20));
+            StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 50; i++) {
+                c.send("ECHO m" + i);
+                if (i == 25) {
+                    proxy.setLatency(Duration.ZERO); // later chunks are due earlier, yet queue behind
+                }
+            }
+            for (int i = 0; i < 50; i++) {
+                String header = c.in.readLine();
+                assertThat(header).startsWith("$");
+                pipeline.append(c.in.readLine()).append(' ');
+            }
+            StringBuilder expected = new StringBuilder();
+            for (int i = 0; i < 50; i++) {
+                expected.append('m').append(i).append(' ');
+            }
+            assertThat(pipeline.toString()).isEqualTo(expected.toString());
+        }
+    }
+
+    @Test
     void blackhole_upstream_requestHangsAndCompletesAfterResume() throws Exception {
         try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port());
                 Client c = new Client(proxy)) {

@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,7 +26,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * idleBetweenTries}, 100 ms by default; no fencing, no automatic renewal: the row's TTL is 60 s
  * unless renewed by the caller). One repository (its own client id), registry and two-connection
  * pool per client, as each application instance would have. Release must come from the acquiring
- * thread (the registry's locks are thread-bound), which the comparison does.
+ * thread (the registry's locks are thread-bound), which the comparison does. Its table is {@code
+ * <tablePrefix>LOCK} (Spring Integration's {@code INT_LOCK} under another prefix).
  */
 public final class JdbcLockRegistryClient implements LockClient {
     /** The DDL Spring Integration ships per database ({@code mysql}, {@code postgresql}); only {@code INT_LOCK} is used. */
@@ -37,7 +37,7 @@ public final class JdbcLockRegistryClient implements LockClient {
     private final DefaultLockRepository repository;
     private final JdbcLockRegistry registry;
 
-    public JdbcLockRegistryClient(String jdbcUrl, String user, String password) {
+    public JdbcLockRegistryClient(String jdbcUrl, String user, String password, String tablePrefix) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
@@ -48,6 +48,7 @@ public final class JdbcLockRegistryClient implements LockClient {
         this.pool = new HikariDataSource(config);
         try {
             this.repository = new DefaultLockRepository(pool);
+            repository.setPrefix(tablePrefix);
             repository.setTransactionManager(new DataSourceTransactionManager(pool));
             repository.afterPropertiesSet();
             repository.afterSingletonsInstantiated();
@@ -59,24 +60,27 @@ public final class JdbcLockRegistryClient implements LockClient {
     }
 
     /**
-     * Creates the {@code INT_LOCK} table with the statement from Spring Integration's shipped {@code
-     * schema-<database>.sql} ({@code mysql}, {@code postgresql}), unless it exists.
+     * Creates the table {@code <tablePrefix>LOCK} with the statement from Spring Integration's shipped
+     * {@code schema-<database>.sql} ({@code mysql}, {@code postgresql}; its {@code INT_} prefix
+     * replaced), unless it exists.
+     *
+     * @return the table's name
      */
-    public static void createTable(String jdbcUrl, String user, String password, String database) throws SQLException {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, user, password)) {
-            DatabaseMetaData meta = c.getMetaData();
-            // PostgreSQL folds the unquoted name to lower case
-            for (String name : new String[] {"INT_LOCK", "int_lock"}) {
-                try (ResultSet rs = meta.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
-                    if (rs.next()) {
-                        return;
-                    }
+    public static String createTable(Connection c, String tablePrefix, String database) throws SQLException {
+        String table = tablePrefix + "LOCK";
+        DatabaseMetaData meta = c.getMetaData();
+        // PostgreSQL folds the unquoted name to lower case
+        for (String name : new String[] {table, table.toLowerCase(Locale.ROOT)}) {
+            try (ResultSet rs = meta.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
+                if (rs.next()) {
+                    return table;
                 }
             }
-            try (Statement s = c.createStatement()) {
-                s.execute(intLockDdl(database));
-            }
         }
+        try (Statement s = c.createStatement()) {
+            s.execute(intLockDdl(database).replace("INT_LOCK", table));
+        }
+        return table;
     }
 
     static String intLockDdl(String database) {

@@ -16,22 +16,28 @@ import java.util.concurrent.TimeoutException;
 /**
  * Peer: jetcd's Lock client (etcd's server-side lock RPC) on a lease kept alive by jetcd. One
  * jetcd Client per client. A try that times out revokes nothing: the pending lock request is
- * abandoned with its lease when the client closes, as jetcd users do.
+ * abandoned with its lease when the client closes, as jetcd users do. The lock of {@code name} is
+ * under the key {@code <keyPrefix><name>}.
  */
 public final class JetcdLockClient implements LockClient {
     private final Client client;
+    private final String keyPrefix;
     private final long leaseId;
     private final CloseableClient keepAlive;
 
-    public JetcdLockClient(String endpoints) {
-        this.client = Client.builder().endpoints(endpoints.split(",")).build();
+    /** A lock client over {@code client}, which it closes on {@link #close()}. */
+    public JetcdLockClient(Client client, String keyPrefix) {
+        this.client = client;
+        this.keyPrefix = keyPrefix;
         try {
             this.leaseId =
                     client.getLeaseClient().grant(10).get(10, TimeUnit.SECONDS).getID();
         } catch (InterruptedException e) {
+            client.close();
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         } catch (ExecutionException | TimeoutException e) {
+            client.close();
             throw new IllegalStateException("jetcd lease grant failed", e);
         }
         this.keepAlive = client.getLeaseClient().keepAlive(leaseId, Observers.observer(r -> {}));
@@ -39,7 +45,7 @@ public final class JetcdLockClient implements LockClient {
 
     @Override
     public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
-        ByteSequence key = ByteSequence.from("jetcd-peer/" + name, StandardCharsets.UTF_8);
+        ByteSequence key = ByteSequence.from(keyPrefix + name, StandardCharsets.UTF_8);
         // etcd's lock RPC has no "try": a zero wait gets a short deadline instead
         long waitNanos = maxWait.isZero() ? TimeUnit.SECONDS.toNanos(5) : maxWait.toNanos();
         try {

@@ -11,18 +11,25 @@ import org.redisson.config.Config;
 
 /**
  * Peer: Redisson's {@code RLock} (watchdog-renewed, pub/sub wake-up). One Redisson instance per
- * client, with small pools so that many clients fit on one machine.
+ * client, with small pools so that many clients fit on one machine. Its lock of {@code name} is the
+ * key {@code <keyPrefix>:redisson:<name>}.
  */
 public final class RedissonLockClient implements LockClient {
     private final RedissonClient redisson;
+    private final String keyPrefix;
 
-    public RedissonLockClient(String host, int port) {
-        this.redisson = Redisson.create(smallConfig(host + ":" + port));
+    /**
+     * A client of the server at {@code hostPort}, logging in as {@code user} (may be null) with
+     * {@code password} (may be null) on {@code database}.
+     */
+    public RedissonLockClient(String hostPort, String user, String password, int database, String keyPrefix) {
+        this.redisson = Redisson.create(smallConfig(hostPort, user, password, database));
+        this.keyPrefix = keyPrefix;
     }
 
     @Override
     public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
-        RLock lock = redisson.getLock("redisson-peer:" + name);
+        RLock lock = redisson.getLock(keyPrefix + ":redisson:" + name);
         boolean ok = maxWait.isZero() ? lock.tryLock() : lock.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);
         return ok ? Optional.of(lock::unlock) : Optional.empty();
     }
@@ -33,11 +40,18 @@ public final class RedissonLockClient implements LockClient {
     }
 
     /** One node, two netty threads and tiny pools, so that many clients fit on one machine. */
-    static Config smallConfig(String hostPort) {
+    static Config smallConfig(String hostPort, String user, String password, int database) {
         Config config = new Config();
         config.setNettyThreads(2);
+        if (user != null) {
+            config.setUsername(user);
+        }
+        if (password != null) {
+            config.setPassword(password);
+        }
         config.useSingleServer()
                 .setAddress("redis://" + hostPort)
+                .setDatabase(database)
                 .setConnectionMinimumIdleSize(1)
                 .setConnectionPoolSize(2)
                 .setSubscriptionConnectionMinimumIdleSize(1)

@@ -13,22 +13,31 @@ import org.redisson.api.RedissonClient;
 
 /**
  * Peer: Redisson's {@code RedissonRedLock} (deprecated by Redisson, it locks the nodes one after
- * another). One Redisson instance per node and client, with small pools.
+ * another). One Redisson instance per node and client, with small pools. Its lock of {@code name}
+ * is the key {@code <keyPrefix>:redisson-redlock:<name>} on every node.
  */
 @SuppressWarnings("deprecation")
 public final class RedissonRedLockClient implements LockClient {
     private final List<RedissonClient> nodes = new ArrayList<>();
+    private final String keyPrefix;
 
-    public RedissonRedLockClient(List<String> hostPorts) {
-        for (String hp : hostPorts) {
-            nodes.add(Redisson.create(RedissonLockClient.smallConfig(hp)));
+    /** A client of the masters at {@code hostPorts}, each logged in as {@code user} (may be null) with {@code password}. */
+    public RedissonRedLockClient(List<String> hostPorts, String user, String password, String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+        try {
+            for (String hp : hostPorts) {
+                nodes.add(Redisson.create(RedissonLockClient.smallConfig(hp, user, password, 0)));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
     @Override
     public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
         RLock[] locks = nodes.stream()
-                .map(r -> r.getLock("redisson-redlock-peer:" + name))
+                .map(r -> r.getLock(keyPrefix + ":redisson-redlock:" + name))
                 .toArray(RLock[]::new);
         RedissonRedLock lock = new RedissonRedLock(locks);
         boolean ok = maxWait.isZero() ? lock.tryLock() : lock.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS);

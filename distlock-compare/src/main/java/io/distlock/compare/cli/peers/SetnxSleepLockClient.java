@@ -11,7 +11,8 @@ import redis.clients.jedis.params.SetParams;
 /**
  * Peer: the hand-rolled Redis lock found in many code bases — {@code SET key value NX PX ttl}, and
  * when that fails, sleep a fixed second and try again; release with a compare-and-delete script.
- * One connection per client.
+ * One connection per client, used by one thread at a time (a thread that sleeps does not hold it).
+ * Its lock of {@code name} is the key {@code <keyPrefix>:setnx:<name>}.
  */
 public final class SetnxSleepLockClient implements LockClient {
     private static final String RELEASE =
@@ -19,18 +20,21 @@ public final class SetnxSleepLockClient implements LockClient {
     private static final long SLEEP_MS = 1_000;
 
     private final Jedis jedis;
+    private final String keyPrefix;
 
-    public SetnxSleepLockClient(String host, int port) {
-        this.jedis = new Jedis(host, port);
+    /** A client on {@code jedis}, which it closes on {@link #close()}. */
+    public SetnxSleepLockClient(Jedis jedis, String keyPrefix) {
+        this.jedis = jedis;
+        this.keyPrefix = keyPrefix;
     }
 
     @Override
-    public synchronized Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
-        String key = "setnx-peer:" + name;
+    public Optional<Hold> acquire(String name, Duration maxWait) throws InterruptedException {
+        String key = keyPrefix + ":setnx:" + name;
         String value = UUID.randomUUID().toString();
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            if ("OK".equals(jedis.set(key, value, SetParams.setParams().nx().px(30_000)))) {
+            if ("OK".equals(set(key, value))) {
                 return Optional.of(() -> release(key, value));
             }
             long left = deadline - System.nanoTime();
@@ -39,6 +43,10 @@ public final class SetnxSleepLockClient implements LockClient {
             }
             Thread.sleep(Math.min(SLEEP_MS, Math.max(1, left / 1_000_000))); // the pattern under test
         }
+    }
+
+    private synchronized String set(String key, String value) {
+        return jedis.set(key, value, SetParams.setParams().nx().px(30_000));
     }
 
     private synchronized void release(String key, String value) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.compare.LockClient;
 import io.distlock.testing.servers.MariaDbServer;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -16,11 +17,15 @@ import org.junit.jupiter.api.Test;
 class JdbcLockRegistryClientIT {
     private static MariaDbServer server;
 
+    private static final String PREFIX = "compare_it_";
+
     @BeforeAll
     static void start() throws Exception {
         server = MariaDbServer.start();
-        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password(), "mysql");
-        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password(), "mysql"); // idempotent
+        try (Connection c = server.connect()) {
+            assertThat(JdbcLockRegistryClient.createTable(c, PREFIX, "mysql")).isEqualTo("compare_it_LOCK");
+            JdbcLockRegistryClient.createTable(c, PREFIX, "mysql"); // idempotent
+        }
     }
 
     @AfterAll
@@ -31,7 +36,7 @@ class JdbcLockRegistryClientIT {
     }
 
     private static JdbcLockRegistryClient client() {
-        return new JdbcLockRegistryClient(server.jdbcUrl(), server.user(), server.password());
+        return new JdbcLockRegistryClient(server.jdbcUrl(), server.user(), server.password(), PREFIX);
     }
 
     @Test
