@@ -110,7 +110,8 @@ public final class RedisWakeUpBench {
                 closing.add(s);
                 closing.add(client);
                 spinLocks.add(s.lock("wakeup-spin-" + c));
-                RedissonLockClient r = new RedissonLockClient(server.host(), server.port());
+                RedissonLockClient r =
+                        new RedissonLockClient(server.host() + ":" + server.port(), null, null, 0, "redisson-peer");
                 closing.add(r);
                 redisson.add(r);
             }

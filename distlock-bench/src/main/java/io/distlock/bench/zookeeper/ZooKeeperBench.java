@@ -86,7 +86,8 @@ public final class ZooKeeperBench {
             };
             ComparisonTarget ours = ComparisonTarget.of("ours", "zookeeper", () -> LockClient.of(provider(cs)))
                     .withFloor(exists, 2);
-            ComparisonTarget curator = ComparisonTarget.of("curator", "zookeeper", () -> new CuratorLockClient(cs))
+            ComparisonTarget curator = ComparisonTarget.of(
+                            "curator", "zookeeper", () -> new CuratorLockClient(cs, null, null, "/curator-peer"))
                     .withFloor(exists, 2);
             ComparisonTarget write = ComparisonTarget.of("create+delete", "zookeeper", () -> new WriteFloor(cs))
                     .withFloor(exists, 2);
