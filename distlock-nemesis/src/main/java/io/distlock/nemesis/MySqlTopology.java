@@ -67,6 +67,11 @@ final class MySqlTopology extends Topology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return List.of(ServerProbe.mariaDb(server));
+    }
+
+    @Override
     Fault serverFault(FaultKind kind, Duration d) {
         return switch (kind) {
             case RESTART_SERVER_KEEP_DATA -> Faults.kill(server, true, d);
