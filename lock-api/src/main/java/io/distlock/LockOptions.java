@@ -88,10 +88,14 @@ public final class LockOptions {
     }
 
     /**
-     * Whether a watchdog renews held leases automatically. Only backends whose leases are renewed
-     * by a watchdog honour {@code false}; session-based backends (ZooKeeper, etcd) keep every lease
-     * alive with the session and ignore it (their {@link Capabilities#automaticRenewal()} stays
-     * {@code true}).
+     * Whether held leases are renewed automatically (by a watchdog, or by the backend's session).
+     * {@code false} means the same on every backend: nothing renews a lease, which ends at its
+     * lease time (or at the time of its last {@link Lease#extend extension}): it is reported lost,
+     * and the lock is freed — by the server where it keeps each lock's time ({@link
+     * Capabilities.LeaseTiming#SERVER}), by the provider otherwise (a session-based backend deletes
+     * the lock when the lease ends, though its session lives on). A provider opened with {@code
+     * false} reports {@link Capabilities#automaticRenewal()} {@code false}. A lock handle can choose
+     * otherwise with {@link DistributedLock#withAutoRenew(boolean)}.
      */
     public boolean autoRenew() {
         return autoRenew;

@@ -24,6 +24,7 @@ import java.util.function.UnaryOperator;
  *   <tr><td>{@code zookeeper://host:2181/chroot}</td><td>lock-zookeeper</td></tr>
  *   <tr><td>{@code etcd://host:2379}</td><td>lock-etcd</td></tr>
  *   <tr><td>{@code mysql://user@host:3306/db}</td><td>lock-mysql-skiplocked</td></tr>
+ *   <tr><td>{@code postgresql://user@host:5432/db}, {@code postgres://}</td><td>lock-postgresql</td></tr>
  * </table>
  *
  * Common query parameters, understood by every backend: {@code leaseTime} (for example {@code

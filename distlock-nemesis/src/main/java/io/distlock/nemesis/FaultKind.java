@@ -28,6 +28,17 @@ public enum FaultKind {
             "redis-failover",
             "failover",
             "master SIGKILLed while its replica lags, Sentinel promotes the replica (no WAIT)"),
+    /** Redis Cluster fails over from the killed master of the lock's slot to its replica (asynchronous replication). */
+    CLUSTER_FAILOVER(
+            "cluster-failover",
+            "failover",
+            "master of the lock's slot SIGKILLed while its replica lags, the cluster promotes the replica (no WAIT)"),
+    /** Move the lock's hash slot to another Redis Cluster master while the lock is held. */
+    SLOT_MIGRATION(
+            "slot-migration",
+            "migration",
+            "the lock's hash slot moved to another master while the lock is held (MIGRATING/IMPORTING, its keys"
+                    + " moved one at a time)"),
     /** SIGKILL one of 3 Redlock nodes; restart it later. */
     KILL_ONE_NODE("kill-one-node", "failover", "1 of 3 Redlock nodes SIGKILLed, restarted later without its data"),
     /** SIGKILL two of 3 Redlock nodes (no majority); restart them later. */
@@ -48,8 +59,12 @@ public enum FaultKind {
     /** Whether the fault makes servers forget acknowledged writes (lock keys, fencing counters). */
     public boolean losesData() {
         return switch (this) {
-            case RESTART_SERVER_LOSE_DATA, REDIS_FAILOVER, KILL_ONE_NODE, KILL_TWO_NODES, RESTART_NODES_WITHOUT_DATA ->
-                true;
+            case RESTART_SERVER_LOSE_DATA,
+                    REDIS_FAILOVER,
+                    CLUSTER_FAILOVER,
+                    KILL_ONE_NODE,
+                    KILL_TWO_NODES,
+                    RESTART_NODES_WITHOUT_DATA -> true;
             default -> false;
         };
     }
@@ -65,7 +80,7 @@ public enum FaultKind {
         return id;
     }
 
-    /** The guarantee-matrix column this fault backs: pause, crash, partition, server, failover. */
+    /** The guarantee-matrix column this fault backs: pause, crash, partition, server, failover, migration. */
     public String column() {
         return column;
     }

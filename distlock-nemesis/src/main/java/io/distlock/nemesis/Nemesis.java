@@ -83,7 +83,7 @@ final class Nemesis {
             resource.openAccount(account);
             ClientProcess.Spec spec = new ClientProcess.Spec(
                     null,
-                    "nemesis-" + backend,
+                    topo.lockName(),
                     resource.jdbcUrl(),
                     resource.user(),
                     resource.password(),
@@ -327,7 +327,16 @@ final class Nemesis {
                 }
                 undone = System.nanoTime();
             }
-            case REDIS_FAILOVER, RESTART_NODES_WITHOUT_DATA, RESTART_SERVER_LOSE_DATA -> {
+            case SLOT_MIGRATION -> {
+                // the slot moves under a holder (not frozen): its renewals, its release and the
+                // others' tries meet ASK and TRYAGAIN while the keys are on both sides
+                ClientProcess holder = awaitHolder(Long.MIN_VALUE, c -> true);
+                note = holder == null ? "no holder seen" : "while " + holder.id() + " held the lock";
+                injected = System.nanoTime();
+                topo.serverFault(kind, Duration.ofSeconds(60)).close(); // the move runs as it is applied
+                undone = System.nanoTime();
+            }
+            case REDIS_FAILOVER, CLUSTER_FAILOVER, RESTART_NODES_WITHOUT_DATA, RESTART_SERVER_LOSE_DATA -> {
                 // while a holder is frozen before its write: a second grant is possible, and the
                 // holder's late write must then be fenced off
                 long prepared = topo.prepare(kind);

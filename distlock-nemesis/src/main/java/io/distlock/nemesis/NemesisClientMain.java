@@ -323,7 +323,7 @@ public final class NemesisClientMain {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
-                return MappedSentinel.open(uri, alsoClose);
+                return MappedRedis.open(uri, alsoClose);
             } catch (io.distlock.BackendUnavailableException e) {
                 if (System.nanoTime() - deadline > 0) {
                     throw e;

@@ -24,19 +24,31 @@ import java.util.function.Consumer;
 public final class NemesisMain {
     private NemesisMain() {}
 
-    /** Options of one run. */
+    /**
+     * Options of one run.
+     *
+     * @param merge with {@code docs}: merge this run's backends into the results recorded there (the
+     *     other backends' rows stay as recorded) instead of replacing them
+     */
     public record Options(
-            Profile profile, List<String> backends, Path out, Path docs, String command, Path from, Path readme) {
+            Profile profile,
+            List<String> backends,
+            Path out,
+            Path docs,
+            String command,
+            Path from,
+            Path readme,
+            boolean merge) {
         /** Options of a run (not a regeneration), without docs' README. */
         public Options(Profile profile, List<String> backends, Path out, Path docs, String command) {
-            this(profile, backends, out, docs, command, null, null);
+            this(profile, backends, out, docs, command, null, null, false);
         }
     }
 
     static final String USAGE = String.join(
             "\n",
             "usage: ./distlock nemesis [--profile smoke|long|soak] [--backends b1,b2,...] [--duration 4m] [--out DIR]",
-            "                          [--docs DIR [--readme FILE]] [--from results.json]",
+            "                          [--docs DIR [--readme FILE] [--merge]] [--from results.json]",
             "  --profile   smoke: every backend, every applicable fault once (CI); long (default): several minutes",
             "              per backend, faults every few seconds; soak: an hour per backend under sustained load",
             "              (40 lock threads in 5 client JVMs, faults throughout, heap, threads, connections and",
@@ -45,13 +57,17 @@ public final class NemesisMain {
             "  --duration  long and soak profiles: time per backend (default 4m; soak 60m)",
             "  --out       output folder (default results/nemesis-<time>); never commit it",
             "  --docs      also write nemesis-results.md, guarantee-matrix.md and nemesis-results.json (the",
-            "              recorded results, committed) there (e.g. docs); soak: merge the backends run into",
+            "              recorded results, committed) there (e.g. docs); soak: always merges the backends run into",
             "              soak-results.json there (the others' entries stay) and render soak-results.md",
             "  --readme    with --docs: rewrite the guarantee table between the generated-section markers of",
             "              this README (e.g. README.md), linking into the docs folder",
+            "  --merge     with --docs: merge the backends of this run (or of --from) into the results recorded",
+            "              in DIR/nemesis-results.json, keeping every other backend's row as recorded and",
+            "              naming the run each row comes from; without it, --docs replaces the recorded results",
             "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out;",
-            "              e.g. --from docs/nemesis-results.json --docs docs --readme README.md), or the soak page",
-            "              from soak results (--from docs/soak-results.json --docs docs)");
+            "              e.g. --from docs/nemesis-results.json --docs docs --readme README.md; with --merge,",
+            "              e.g. --from results/nemesis-x/results.json --docs docs --readme README.md --merge), or the",
+            "              soak page from soak results (--from docs/soak-results.json --docs docs)");
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
@@ -85,7 +101,7 @@ public final class NemesisMain {
                         old.backends(),
                         "./distlock nemesis --profile " + old.profile());
             }
-            writeReports(old, o.out(), o.docs(), o.readme());
+            writeReports(old, o.out(), o.docs(), o.readme(), o.merge());
             System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
             return;
         }
@@ -120,10 +136,15 @@ public final class NemesisMain {
         Duration duration = null;
         Path from = null;
         Path readme = null;
+        boolean merge = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("-h") || a.equals("--help")) {
                 return null;
+            }
+            if (a.equals("--merge")) {
+                merge = true;
+                continue;
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("option " + a + " needs a value");
@@ -158,6 +179,9 @@ public final class NemesisMain {
             throw new IllegalArgumentException(
                     "--readme does not apply to --profile soak (the README links docs/soak-results.md)");
         }
+        if (merge && docs == null) {
+            throw new IllegalArgumentException("--merge needs --docs (it merges into the results recorded there)");
+        }
         if (out == null) {
             out = Paths.get(
                     "results",
@@ -174,8 +198,9 @@ public final class NemesisMain {
                         : " --duration "
                                 + String.join(" ", args[Arrays.asList(args).indexOf("--duration") + 1]))
                 + (docs == null ? "" : " --docs " + docs)
-                + (readme == null ? "" : " --readme " + readme);
-        return new Options(profile, backends, out, docs, command, from, readme);
+                + (readme == null ? "" : " --readme " + readme)
+                + (merge ? " --merge" : "");
+        return new Options(profile, backends, out, docs, command, from, readme, merge);
     }
 
     static Duration parseDuration(String v) {
@@ -231,20 +256,25 @@ public final class NemesisMain {
                 (System.nanoTime() - t0) / 1e9,
                 List.copyOf(results),
                 o.command());
-        writeReports(run, o.out(), o.docs(), o.readme());
+        writeReports(run, o.out(), o.docs(), o.readme(), o.merge());
         return run;
     }
 
     /**
      * Writes the reports of {@code run} to {@code out} (if not null); if {@code docs} is not null, the
-     * two Markdown files and the recorded results ({@code nemesis-results.json}) to {@code docs}; if
-     * {@code readme} is not null, its generated guarantee table.
+     * two Markdown files and the recorded results ({@code nemesis-results.json}) to {@code docs} —
+     * {@code run}'s, or with {@code merge} the results recorded there with {@code run}'s backends
+     * merged in ({@link Results#merge}); if {@code readme} is not null, its generated guarantee table
+     * from the same results.
      */
-    static void writeReports(Results.Run run, Path out, Path docs, Path readme) throws IOException {
-        String command = run.command();
+    static void writeReports(Results.Run run, Path out, Path docs, Path readme, boolean merge) throws IOException {
         if (out != null) {
-            ReportWriter.write(run, out, command);
+            ReportWriter.write(run, out, run.command());
         }
+        if (docs != null && merge && java.nio.file.Files.exists(docs.resolve(RESULTS_JSON))) {
+            run = Results.merge(ResultsJson.read(docs.resolve(RESULTS_JSON)), run);
+        }
+        String command = run.command();
         if (docs != null) {
             java.nio.file.Files.createDirectories(docs);
             java.nio.file.Files.writeString(docs.resolve("nemesis-results.md"), ReportWriter.results(run, command));

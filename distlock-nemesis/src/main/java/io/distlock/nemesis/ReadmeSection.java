@@ -20,20 +20,24 @@ final class ReadmeSection {
             + " docs/nemesis-results.json; do not edit by hand -->";
     static final String END = "<!-- END nemesis guarantee table -->";
 
-    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover");
+    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover", "migration");
     static final Map<String, String> TITLES = Map.of(
             "pause", "holder paused past its lease",
             "crash", "holder killed (-9)",
             "partition", "client partitioned / reset / slow",
             "server", "server crash, restart",
-            "failover", "failover / leader or node loss");
+            "failover", "failover / leader or node loss",
+            "migration", "lock's shard moved (resharding)");
 
     /** Why a fault class does not apply to a backend, for the cells no run backs. */
     private static final Map<String, String> NOT_APPLICABLE = Map.of(
-            "redis/failover", "n/a: one server (see redis-sentinel)",
+            "redis/failover", "n/a: one server (see redis-sentinel, redis-cluster)",
             "redis-sentinel/server", "see failover",
+            "redis-cluster/server", "see failover",
             "redlock/server", "see node loss",
-            "mysql/failover", "n/a: one server (replica failover is not tested)");
+            "etcd/server", "not in the recorded results (run `--backends etcd` to record it)",
+            "mysql/failover", "n/a: one server (replica failover is not tested)",
+            "postgresql/failover", "n/a: one server (replica failover is not tested)");
 
     private ReadmeSection() {}
 
@@ -108,7 +112,9 @@ final class ReadmeSection {
                 .append(run.host())
                 .append(", `")
                 .append(run.command())
-                .append("`). Lock clients in separate JVMs read-modify-write a MariaDB account guarded by ")
+                .append("`).")
+                .append(ReportWriter.earlierRuns(run))
+                .append(" Lock clients in separate JVMs read-modify-write a MariaDB account guarded by ")
                 .append("`JdbcFencingGuard` while each fault is injected; each cell links to the fault run that")
                 .append(" shows it (the worst of its runs), every run is in [")
                 .append(resultsLink)
@@ -189,7 +195,11 @@ final class ReadmeSection {
             }
         }
         if (worst == null) {
-            return new Cell(NOT_APPLICABLE.getOrDefault(b.backend() + "/" + column, "not run"), null, 0, false);
+            String why = NOT_APPLICABLE.get(b.backend() + "/" + column);
+            if (why == null && column.equals("migration")) {
+                why = "n/a: not sharded";
+            }
+            return new Cell(why == null ? "not run" : why, null, 0, false);
         }
         List<String> parts = new ArrayList<>();
         if (worst.fencingViolationAdmitted()) {

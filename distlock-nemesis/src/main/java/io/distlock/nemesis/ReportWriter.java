@@ -16,13 +16,14 @@ import java.util.Map;
  * class, each linking to the fault run that shows it).
  */
 final class ReportWriter {
-    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover");
+    static final List<String> COLUMNS = List.of("pause", "crash", "partition", "server", "failover", "migration");
     private static final Map<String, String> COLUMN_TITLES = Map.of(
             "pause", "holder paused past its lease",
             "crash", "holder killed",
             "partition", "client partitioned / reset / slow",
             "server", "server killed, restarted",
-            "failover", "leader / master / node loss");
+            "failover", "leader / master / node loss",
+            "migration", "shard moved");
 
     /** The {@code recovery} key of a backend in {@code results.json}: the definition of {@code recoveryMs}. */
     static final String RECOVERY_BY_NEW_HOLDER = "first write by a holder granted after the fault began";
@@ -39,6 +40,30 @@ final class ReportWriter {
             return false;
         }
         return b.recoveryByNewHolder() ? p.recoveryMs() < 0 : p.note().contains("no write accepted within");
+    }
+
+    /**
+     * For results merged from several runs: which rows an earlier run measured, e.g. " The rows of
+     * redis, etcd come from the run of … (profile `long`, 1214.2 s on 2 cores, `command`)."; empty
+     * when the run measured every row.
+     */
+    static String earlierRuns(Results.Run run) {
+        StringBuilder sb = new StringBuilder();
+        run.earlierByRun()
+                .forEach((p, backends) -> sb.append(" The rows of ")
+                        .append(String.join(", ", backends))
+                        .append(" come from the run of ")
+                        .append(p.started())
+                        .append(" (profile `")
+                        .append(p.profile())
+                        .append("`, ")
+                        .append(fmt(p.durationSeconds()))
+                        .append(" s on ")
+                        .append(p.host())
+                        .append(", `")
+                        .append(p.command())
+                        .append("`)."));
+        return sb.toString();
     }
 
     /** What "recovered" means in {@code run}'s results, in one or two sentences. */
@@ -138,7 +163,9 @@ final class ReportWriter {
                 .append(run.started())
                 .append(", ")
                 .append(fmt(run.durationSeconds()))
-                .append(" s). Do not edit by hand.\n\n");
+                .append(" s).")
+                .append(earlierRuns(run))
+                .append(" Do not edit by hand.\n\n");
         sb.append("Each backend runs with ")
                 .append("several lock clients, each a separate JVM, that loop: acquire the")
                 .append(" lock, read-modify-write a MariaDB account guarded by `JdbcFencingGuard` (token check, read")
@@ -248,7 +275,9 @@ final class ReportWriter {
                 .append(resultsLink)
                 .append("](")
                 .append(resultsLink)
-                .append("). Do not edit by hand.\n\n");
+                .append(").")
+                .append(earlierRuns(run))
+                .append(" Do not edit by hand.\n\n");
         sb.append("| backend | fencing (declared → shown) |");
         for (String c : COLUMNS) {
             sb.append(' ').append(COLUMN_TITLES.get(c)).append(" |");
@@ -290,7 +319,7 @@ final class ReportWriter {
                     }
                 }
                 if (worst == null) {
-                    sb.append(" not run |");
+                    sb.append(c.equals("migration") ? " n/a |" : " not run |");
                     continue;
                 }
                 String text;
@@ -350,6 +379,16 @@ final class ReportWriter {
         for (Results.Backend b : run.backends()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("backend", b.backend());
+            Results.Provenance from = run.earlier().get(b.backend());
+            if (from != null) {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("profile", from.profile());
+                r.put("command", from.command());
+                r.put("started", from.started());
+                r.put("host", from.host());
+                r.put("durationSeconds", from.durationSeconds());
+                m.put("run", r);
+            }
             m.put("topology", b.topology());
             m.put("fencing", b.fencing());
             m.put("failover", b.failover());

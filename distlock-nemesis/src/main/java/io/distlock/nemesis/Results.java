@@ -1,6 +1,10 @@
 package io.distlock.nemesis;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** What a nemesis run found, per backend and per fault phase. */
 final class Results {
@@ -111,16 +115,85 @@ final class Results {
         }
     }
 
-    /** A whole run. */
+    /** Which run measured a row, in the words of the reports. */
+    record Provenance(String profile, String started, String host, double durationSeconds, String command) {
+        static Provenance of(Run run) {
+            return new Provenance(run.profile(), run.started(), run.host(), run.durationSeconds(), run.command());
+        }
+    }
+
+    /**
+     * A whole run.
+     *
+     * @param earlier for rows measured by an earlier run (results merged with {@link #merge}), that
+     *     run, by backend; empty when this run measured every row
+     */
     record Run(
             String profile,
             String started,
             String host,
             double durationSeconds,
             List<Backend> backends,
-            String command) {
+            String command,
+            Map<String, Provenance> earlier) {
+
+        /** A run that measured every row itself. */
+        Run(
+                String profile,
+                String started,
+                String host,
+                double durationSeconds,
+                List<Backend> backends,
+                String command) {
+            this(profile, started, host, durationSeconds, backends, command, Map.of());
+        }
+
         boolean ok() {
             return backends.stream().allMatch(Backend::ok);
         }
+
+        /** The backends an earlier run measured, grouped by that run, in the order of the rows. */
+        Map<Provenance, List<String>> earlierByRun() {
+            Map<Provenance, List<String>> out = new LinkedHashMap<>();
+            for (Backend b : backends) {
+                Provenance p = earlier.get(b.backend());
+                if (p != null) {
+                    out.computeIfAbsent(p, k -> new ArrayList<>()).add(b.backend());
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * The recorded results with {@code fresh}'s backends in them: each of {@code fresh}'s backends
+     * replaces the recorded row of the same backend or joins the rows; every other recorded row stays
+     * as it was, marked with the run that measured it. Rows are in {@link Topology#BACKENDS} order
+     * (others after them); the merged run is headed by {@code fresh}.
+     */
+    static Run merge(Run recorded, Run fresh) {
+        Map<String, Backend> rows = new LinkedHashMap<>();
+        Map<String, Provenance> earlier = new LinkedHashMap<>();
+        for (Backend b : recorded.backends()) {
+            rows.put(b.backend(), b);
+            earlier.put(b.backend(), recorded.earlier().getOrDefault(b.backend(), Provenance.of(recorded)));
+        }
+        for (Backend b : fresh.backends()) {
+            rows.put(b.backend(), b);
+            earlier.remove(b.backend());
+        }
+        List<Backend> ordered = new ArrayList<>(rows.values());
+        ordered.sort(Comparator.comparingInt(b -> {
+            int i = Topology.BACKENDS.indexOf(b.backend());
+            return i < 0 ? Integer.MAX_VALUE : i;
+        }));
+        return new Run(
+                fresh.profile(),
+                fresh.started(),
+                fresh.host(),
+                fresh.durationSeconds(),
+                List.copyOf(ordered),
+                fresh.command(),
+                Map.copyOf(earlier));
     }
 }

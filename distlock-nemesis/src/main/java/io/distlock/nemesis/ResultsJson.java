@@ -30,8 +30,20 @@ final class ResultsJson {
 
     private static Results.Run run(Map<String, Object> m) {
         List<Results.Backend> backends = new ArrayList<>();
+        Map<String, Results.Provenance> earlier = new LinkedHashMap<>();
         for (Object o : list(m.get("backends"))) {
             Map<String, Object> b = map(o);
+            if (b.get("run") != null) {
+                Map<String, Object> r = map(b.get("run"));
+                earlier.put(
+                        str(b, "backend"),
+                        new Results.Provenance(
+                                str(r, "profile"),
+                                str(r, "started"),
+                                str(r, "host"),
+                                dbl(r, "durationSeconds"),
+                                str(r, "command")));
+            }
             List<Results.Phase> phases = new ArrayList<>();
             for (Object po : list(b.get("phases"))) {
                 Map<String, Object> p = map(po);
@@ -86,7 +98,8 @@ final class ResultsJson {
                 str(m, "host"),
                 dbl(m, "durationSeconds"),
                 backends,
-                str(m, "command"));
+                str(m, "command"),
+                Map.copyOf(earlier));
     }
 
     @SuppressWarnings("unchecked")

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Redis master + replica + 3 Sentinels; clients find the master through Sentinel. Each client
  * reaches the Sentinels and both data nodes through its own proxies: a Jedis address mapper
- * ({@link MappedSentinel}) turns the address Sentinel names into the client's proxy for it.
+ * ({@link MappedRedis}) turns the address Sentinel names into the client's proxy for it.
  */
 final class SentinelTopology extends Topology {
     private final RedisSentinelSetup setup = RedisSentinelSetup.start();
@@ -74,7 +74,7 @@ final class SentinelTopology extends Topology {
     String uri(List<String> a) {
         int s = a.size() - 2;
         return "redis-sentinel://" + String.join(",", a.subList(0, s)) + "/" + setup.masterName() + "?leaseTime="
-                + lease(leaseMs) + MappedSentinel.MARK + master + ">" + a.get(s) + "," + replica + ">"
+                + lease(leaseMs) + MappedRedis.MARK + master + ">" + a.get(s) + "," + replica + ">"
                 + a.get(s + 1);
     }
 

@@ -1,6 +1,7 @@
 package io.distlock.nemesis;
 
 import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.PostgresServer;
 import io.distlock.testing.servers.TestServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -104,18 +105,42 @@ abstract class ServerProbe {
 
     /** A MariaDB or MySQL server: {@code Threads_connected}. */
     static ServerProbe mariaDb(MariaDbServer server) {
-        return new OfServer(server, "Threads_connected") {
+        return sql(server, server::connect, "SHOW GLOBAL STATUS LIKE 'Threads_connected'", 2, "Threads_connected");
+    }
+
+    /**
+     * A PostgreSQL server: its client backends in {@code pg_stat_activity} (one per connection; the
+     * resident memory is the postmaster's, not its backends').
+     */
+    static ServerProbe postgres(PostgresServer server) {
+        return sql(
+                server,
+                server::connect,
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'",
+                1,
+                "client backends in pg_stat_activity");
+    }
+
+    /** A SQL server whose {@code query} answers the connection count in column {@code column}. */
+    private static ServerProbe sql(TestServer server, SqlConnect connect, String query, int column, String metric) {
+        return new OfServer(server, metric) {
             @Override
             OptionalLong connections() {
-                try (Connection c = server.connect();
+                try (Connection c = connect.open();
                         Statement s = c.createStatement();
-                        ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Threads_connected'")) {
-                    return rs.next() ? OptionalLong.of(rs.getLong(2)) : OptionalLong.empty();
+                        ResultSet rs = s.executeQuery(query)) {
+                    return rs.next() ? OptionalLong.of(rs.getLong(column)) : OptionalLong.empty();
                 } catch (SQLException e) {
                     return OptionalLong.empty();
                 }
             }
         };
+    }
+
+    /** Opens a connection to a SQL server. */
+    @FunctionalInterface
+    private interface SqlConnect {
+        Connection open() throws SQLException;
     }
 
     /**

@@ -20,7 +20,10 @@ abstract class Topology implements AutoCloseable {
         this.leaseMs = leaseMs;
     }
 
-    /** The backend's name in reports: redis, redis-sentinel, redlock, zookeeper, etcd, mysql. */
+    /**
+     * The backend's name in reports: redis, redis-sentinel, redis-cluster, redlock, zookeeper, etcd, mysql,
+     * postgresql.
+     */
     abstract String name();
 
     /** What runs, in one line (for reports). */
@@ -55,6 +58,11 @@ abstract class Topology implements AutoCloseable {
      */
     long prepare(FaultKind kind) {
         return Long.MIN_VALUE;
+    }
+
+    /** The one lock name every client of this backend contends for. */
+    final String lockName() {
+        return "nemesis-" + name();
     }
 
     /** What {@code kind} does here, in one line (for reports). */
@@ -123,16 +131,19 @@ abstract class Topology implements AutoCloseable {
         return switch (backend) {
             case "redis" -> new RedisTopology(leaseMs);
             case "redis-sentinel" -> new SentinelTopology(leaseMs);
+            case "redis-cluster" -> new ClusterTopology(leaseMs);
             case "redlock" -> new RedlockTopology(leaseMs);
             case "zookeeper" -> new ZooKeeperTopology(leaseMs);
             case "etcd" -> new EtcdTopology(leaseMs);
             case "mysql" -> new MySqlTopology(leaseMs);
+            case "postgresql" -> new PostgresTopology(leaseMs);
             default ->
                 throw new IllegalArgumentException("backend must be one of " + BACKENDS + " (was '" + backend + "')");
         };
     }
 
-    static final List<String> BACKENDS = List.of("redis", "redis-sentinel", "redlock", "zookeeper", "etcd", "mysql");
+    static final List<String> BACKENDS =
+            List.of("redis", "redis-sentinel", "redis-cluster", "redlock", "zookeeper", "etcd", "mysql", "postgresql");
 
     private static final List<FaultKind> CLIENT_FAULTS = List.of(
             FaultKind.PAUSE_HOLDER,

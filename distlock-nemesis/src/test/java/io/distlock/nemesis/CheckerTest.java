@@ -329,6 +329,78 @@ class CheckerTest {
                 .isEqualTo(run.backends().get(0).failures());
     }
 
+    /** {@code b} under another backend name. */
+    private static Results.Backend named(Results.Backend b, String name) {
+        return new Results.Backend(
+                name,
+                b.topology(),
+                b.fencing(),
+                b.failover(),
+                b.fencingDeclared(),
+                b.mayGrantTwice(),
+                b.clients(),
+                b.leaseMs(),
+                b.durationSeconds(),
+                b.clockCheck(),
+                b.phases(),
+                b.finalBalance(),
+                b.writesInLog(),
+                b.writesAcknowledged(),
+                b.lostUpdates(),
+                b.acknowledgedButMissing(),
+                b.balanceChainBreaks(),
+                b.examples(),
+                b.failures(),
+                b.recoveryByNewHolder());
+    }
+
+    @Test
+    void merge_freshBackendReplacesItsRowAndJoinsTheOthers_whichKeepTheirRunAcrossTheJson(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        holding("c1", 1, 1, 100, 200, true);
+        Results.Backend b = check(true, false, 1);
+        Results.Run recorded = new Results.Run(
+                "long",
+                "2026-01-01T00:00:00Z",
+                "2 cores",
+                100,
+                List.of(named(b, "alpha"), named(b, "beta")),
+                "./distlock nemesis --profile long");
+        Results.Run fresh = new Results.Run(
+                "long",
+                "2026-02-02T00:00:00Z",
+                "2 cores",
+                50,
+                List.of(named(b, "beta"), named(b, "gamma")),
+                "./distlock nemesis --profile long --backends beta,gamma");
+
+        Results.Run merged = Results.merge(recorded, fresh);
+
+        assertThat(merged.backends()).extracting(Results.Backend::backend).containsExactly("alpha", "beta", "gamma");
+        assertThat(merged.backends().get(1)).isSameAs(fresh.backends().get(0));
+        assertThat(merged.started()).isEqualTo("2026-02-02T00:00:00Z");
+        assertThat(merged.earlier()).containsOnlyKeys("alpha");
+        assertThat(merged.earlier().get("alpha").started()).isEqualTo("2026-01-01T00:00:00Z");
+        String table = ReadmeSection.render(merged, "r.md");
+        assertThat(table)
+                .contains("generated from the nemesis run of 2026-02-02T00:00:00Z")
+                .contains("The rows of alpha come from the run of 2026-01-01T00:00:00Z (profile `long`, 100.0 s on 2"
+                        + " cores, `./distlock nemesis --profile long`).");
+        // a run that measured every row says nothing of earlier runs
+        assertThat(ReadmeSection.render(recorded, "r.md")).doesNotContain("come from the run of");
+
+        java.nio.file.Files.writeString(dir.resolve("results.json"), ReportWriter.json(merged));
+        Results.Run back = ResultsJson.read(dir.resolve("results.json"));
+        assertThat(back.earlier()).isEqualTo(merged.earlier());
+        assertThat(ReadmeSection.render(back, "r.md")).isEqualTo(table);
+        // merged again later: alpha keeps the run that measured it, beta now names the February run
+        Results.Run later = Results.merge(
+                back,
+                new Results.Run("long", "2026-03-03T00:00:00Z", "2 cores", 10, List.of(named(b, "gamma")), "cmd3"));
+        assertThat(later.earlier().get("alpha").started()).isEqualTo("2026-01-01T00:00:00Z");
+        assertThat(later.earlier().get("beta").started()).isEqualTo("2026-02-02T00:00:00Z");
+    }
+
     @Test
     void matrix_linksEveryCellToItsFaultRun() {
         holding("c1", 1, 1, 100, 200, true);

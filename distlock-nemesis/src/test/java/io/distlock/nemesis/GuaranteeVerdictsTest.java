@@ -27,7 +27,8 @@ class GuaranteeVerdictsTest {
                             "holder killed (-9)",
                             "client partitioned / reset / slow",
                             "server crash, restart",
-                            GuaranteeVerdicts.FAILOVER);
+                            GuaranteeVerdicts.FAILOVER,
+                            "lock's shard moved (resharding)");
             assertThat(v.fencing()).doesNotContain("**", "`", "](");
             v.faults().forEach(f -> assertThat(f.text()).doesNotContain("**", "`", "]("));
             // the same words as the README's row, less the Markdown

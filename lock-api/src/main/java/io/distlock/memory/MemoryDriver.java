@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /** Driver of the in-JVM provider: one client of a {@link MemoryLockServer}. */
 final class MemoryDriver implements LockDriver {
@@ -34,10 +35,14 @@ final class MemoryDriver implements LockDriver {
     private final String ownerPrefix;
 
     private final AtomicLong owners = new AtomicLong();
+    /** How late each reply reaches this client, in nanoseconds (0: at once). */
+    private final long replyDelayNanos;
+
     private volatile boolean closed;
 
-    MemoryDriver(MemoryLockServer server) {
+    MemoryDriver(MemoryLockServer server, Duration replyDelay) {
         this.server = server;
+        this.replyDelayNanos = replyDelay.toNanos();
         byte[] b = new byte[16];
         RANDOM.nextBytes(b);
         this.ownerPrefix = HexFormat.of().formatHex(b) + '-';
@@ -52,6 +57,22 @@ final class MemoryDriver implements LockDriver {
      */
     String newOwner() {
         return ownerPrefix + owners.incrementAndGet();
+    }
+
+    /**
+     * Returns {@code result} {@link #replyDelayNanos} after the server answered (a slow network on
+     * the way back); an interrupt ends the delay early and stays set.
+     */
+    private <T> T reply(T result) {
+        if (replyDelayNanos > 0) {
+            long end = System.nanoTime() + replyDelayNanos;
+            long left;
+            while ((left = end - System.nanoTime()) > 0
+                    && !Thread.currentThread().isInterrupted()) {
+                LockSupport.parkNanos(left);
+            }
+        }
+        return result;
     }
 
     @Override
@@ -78,7 +99,7 @@ final class MemoryDriver implements LockDriver {
             @Override
             public Optional<HeldLock> tryAcquire() {
                 long sentAt = ctx.ticker().read();
-                MemoryLockServer.Attempt a = server.tryAcquire(name, owner, ttl);
+                MemoryLockServer.Attempt a = reply(server.tryAcquire(name, owner, ttl));
                 if (!a.acquired()) {
                     return Optional.empty();
                 }
@@ -100,12 +121,15 @@ final class MemoryDriver implements LockDriver {
         private final String owner;
         private final long token;
         private volatile long validUntil;
+        /** The lease time renewals set: the attempt's, or the last extension's. */
+        private volatile Duration leaseTime;
 
         Held(AcquireContext ctx, String owner, long token, long validUntil) {
             this.ctx = ctx;
             this.owner = owner;
             this.token = token;
             this.validUntil = validUntil;
+            this.leaseTime = ctx.leaseTime();
         }
 
         @Override
@@ -121,9 +145,10 @@ final class MemoryDriver implements LockDriver {
         @Override
         public boolean renew() {
             long sentAt = ctx.ticker().read();
-            boolean ok = server.renew(ctx.lockName(), owner, ctx.leaseTime().toNanos());
+            Duration lease = leaseTime;
+            boolean ok = reply(server.renew(ctx.lockName(), owner, lease.toNanos()));
             if (ok) {
-                validUntil = ctx.validUntil(sentAt);
+                validUntil = ctx.validUntil(sentAt, lease);
             }
             return ok;
         }
@@ -131,8 +156,9 @@ final class MemoryDriver implements LockDriver {
         @Override
         public boolean extend(Duration leaseTime) {
             long sentAt = ctx.ticker().read();
-            boolean ok = server.renew(ctx.lockName(), owner, leaseTime.toNanos());
+            boolean ok = reply(server.renew(ctx.lockName(), owner, leaseTime.toNanos()));
             if (ok) {
+                this.leaseTime = leaseTime;
                 validUntil = ctx.validUntil(sentAt, leaseTime);
             }
             return ok;
@@ -140,12 +166,12 @@ final class MemoryDriver implements LockDriver {
 
         @Override
         public boolean releaseAfter(Duration delay) {
-            return server.renew(ctx.lockName(), owner, delay.toNanos());
+            return reply(server.renew(ctx.lockName(), owner, delay.toNanos()));
         }
 
         @Override
         public boolean release() {
-            return server.release(ctx.lockName(), owner);
+            return reply(server.release(ctx.lockName(), owner));
         }
     }
 

@@ -35,7 +35,7 @@ public final class MemoryLockProvider implements LockProvider {
 
     private MemoryLockProvider(Builder b) {
         this.server = b.server != null ? b.server : MemoryLockServer.create();
-        this.engine = LockEngine.create(new MemoryDriver(server), b.options);
+        this.engine = LockEngine.create(new MemoryDriver(server, b.replyDelay), b.options);
     }
 
     public static Builder builder() {
@@ -98,6 +98,7 @@ public final class MemoryLockProvider implements LockProvider {
     public static final class Builder {
         private MemoryLockServer server;
         private LockOptions options = LockOptions.defaults();
+        private Duration replyDelay = Duration.ZERO;
 
         private Builder() {}
 
@@ -115,6 +116,24 @@ public final class MemoryLockProvider implements LockProvider {
         /** Shortcut for {@code options(options.mutate().leaseTime(leaseTime).build())}. */
         public Builder leaseTime(Duration leaseTime) {
             this.options = options.mutate().leaseTime(leaseTime).build();
+            return this;
+        }
+
+        /**
+         * Simulated latency on the way back: every answer of the server reaches this provider {@code
+         * delay} after the server handled the request (default zero: at once). The server's state
+         * changes when it handles the request, as a real server's does, so this shows how code copes
+         * with a slow network (validity is counted from before each request; a waiter whose "held"
+         * answer arrives after the release still acquires).
+         *
+         * @throws IllegalArgumentException if {@code delay} is negative
+         */
+        public Builder replyDelay(Duration delay) {
+            Objects.requireNonNull(delay, "replyDelay must not be null");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("replyDelay must not be negative (was " + delay + ")");
+            }
+            this.replyDelay = delay;
             return this;
         }
 

@@ -18,14 +18,22 @@ public final class AcquireContext {
     private final LockEngine.LossRelay lossSink;
     /** {@code leaseTime - safetyMargin} in nanoseconds, computed once per engine. */
     private final long validityNanos;
+    /** The ticker reading at which the attempt's wait budget ends ({@link Deadlines#NEVER} for none). */
+    private final long waitDeadlineNanos;
 
     AcquireContext(
-            String lockName, String backend, LockOptions options, LockEngine.LossRelay lossSink, long validityNanos) {
+            String lockName,
+            String backend,
+            LockOptions options,
+            LockEngine.LossRelay lossSink,
+            long validityNanos,
+            long waitDeadlineNanos) {
         this.lockName = Objects.requireNonNull(lockName);
         this.backend = backend;
         this.options = Objects.requireNonNull(options);
         this.lossSink = Objects.requireNonNull(lossSink);
         this.validityNanos = validityNanos;
+        this.waitDeadlineNanos = waitDeadlineNanos;
     }
 
     /** {@code leaseTime - safetyMargin} of {@code options} in nanoseconds (saturated). */
@@ -57,6 +65,16 @@ public final class AcquireContext {
 
     public Ticker ticker() {
         return options.ticker();
+    }
+
+    /**
+     * The ticker reading at which the caller's wait ends: the attempt's start for a single try
+     * ({@code tryAcquire()}), {@link Deadlines#NEVER} for {@code acquire()}. A driver that must wait
+     * for a local resource before it can even ask the server (a pooled connection) waits at most
+     * until then.
+     */
+    public long waitDeadlineNanos() {
+        return waitDeadlineNanos;
     }
 
     /**

@@ -68,8 +68,9 @@ final class EngineAcquisition {
         }
         LockEngine.LossRelay relay = new LockEngine.LossRelay();
         AcquireContext ctx = lockOptions == options
-                ? new AcquireContext(name, backend, options, relay, engine.validityNanos())
-                : new AcquireContext(name, backend, lockOptions, relay, AcquireContext.validityNanos(lockOptions));
+                ? new AcquireContext(name, backend, options, relay, engine.validityNanos(), deadline)
+                : new AcquireContext(
+                        name, backend, lockOptions, relay, AcquireContext.validityNanos(lockOptions), deadline);
         Contender contender = driver.contender(ctx);
         boolean acquired = false;
         int lateReplies = 0;

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.event.Level;
 
@@ -33,8 +34,11 @@ final class EngineLease implements Lease {
     private final AcquireContext ctx;
     private final Ticker ticker;
     private final long acquiredAt;
-    /** {@code leaseTime * renewalFraction} of this lease's options, in nanoseconds (at least 1). */
-    private final long renewalIntervalNanos;
+    /**
+     * {@code leaseTime * renewalFraction} of this lease's options, in nanoseconds (at least 1); of the
+     * lease time of the last {@link #extend} once there was one.
+     */
+    private volatile long renewalIntervalNanos;
     /**
      * The deadline the engine keeps for this lease on top of the driver's ({@link Deadlines#NEVER}
      * for none): a session driver's lease that does not renew, or a client-kept extension.
@@ -49,6 +53,13 @@ final class EngineLease implements Lease {
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
     private volatile LeaseLostException lossCause;
     private volatile LeaseTimer.Task renewTask;
+    /** Counts renewal schedules; a renewal task runs only if it is the latest (one chain per lease). */
+    private final AtomicLong renewalSchedules = new AtomicLong();
+    /** Where the latest renewal task is due ({@link Deadlines#NEVER}: none). */
+    private volatile long nextRenewalAt = Deadlines.NEVER;
+    /** The validity check is armed when the first renewal comes due (it is due before the deadline). */
+    private volatile boolean expiryCheckDeferred;
+
     private volatile LeaseTimer.Task expiryTask;
     private volatile LeaseTimer.Task capTask;
     private volatile LeaseTimer.Task renewalCapTask;
@@ -90,27 +101,20 @@ final class EngineLease implements Lease {
      *
      * <p>Most leases are released long before their first renewal is due, so the common case
      * costs one {@link LeaseTimer#schedule} on the timer thread (no I/O there): when the first
-     * renewal is due, that task schedules the validity check and hands the renewal to the watchdog
-     * thread. Until then no validity check is needed, because the first renewal is due before the
-     * validity deadline (checked here; otherwise the check is scheduled at once), and a driver that
-     * moves the deadline earlier calls {@link #scheduleExpiryCheck()} itself.
+     * renewal is due, that task arms the validity check and adds the lease to the renewal batch of
+     * its tick ({@link RenewalBatches}), which the watchdog thread renews. Until then no validity
+     * check is needed, because the first renewal is due before the validity deadline (checked here;
+     * otherwise the check is scheduled at once), and a driver that moves the deadline earlier calls
+     * {@link #scheduleExpiryCheck()} itself.
      */
     void start() {
         var options = ctx.options();
-        boolean renews = engine.renewalMode() == RenewalMode.WATCHDOG && options.autoRenew();
-        boolean expiryArmed = false;
+        boolean renews = renews();
         if (renews) {
-            long at = Deadlines.after(ticker.read(), renewalIntervalNanos);
+            long at = engine.renewals().dueAt(ticker.read(), renewalIntervalNanos, true);
             long deadline = deadline();
-            if (at != Deadlines.NEVER && deadline != Deadlines.NEVER && at - deadline < 0) {
-                renewTask = engine.timer().schedule(at, this::firstRenewalDue);
-                if (state.get() != State.HELD) {
-                    renewTask.cancel();
-                }
-                expiryArmed = true;
-            } else {
-                scheduleRenewal();
-            }
+            expiryCheckDeferred = at != Deadlines.NEVER && deadline != Deadlines.NEVER && at - deadline < 0;
+            scheduleRenewalAt(at);
         }
         options.maxHoldTime().ifPresent(cap -> {
             long at = Deadlines.after(acquiredAt, cap);
@@ -133,35 +137,47 @@ final class EngineLease implements Lease {
                 renewalCapTask = engine.timer().schedule(at, () -> renewalCapReached(max));
             }
         }
-        if (!expiryArmed) {
+        if (!expiryCheckDeferred) {
             scheduleExpiryCheck();
         }
     }
 
-    /** On the timer thread, when the first renewal is due: arm the validity check, then renew. */
-    private void firstRenewalDue() {
-        if (state.get() != State.HELD) {
+    /** Whether the engine renews this lease (a watchdog driver, {@code autoRenew}). */
+    private boolean renews() {
+        return engine.renewalMode() == RenewalMode.WATCHDOG && ctx.options().autoRenew();
+    }
+
+    /**
+     * The next renewal, {@code renewalInterval} from now (fixed delay: counted from the end of the
+     * previous one) rounded down to the renewal grid ({@link RenewalBatches#dueAt}).
+     */
+    private void scheduleRenewal() {
+        scheduleRenewalAt(engine.renewals().dueAt(ticker.read(), renewalIntervalNanos, false));
+    }
+
+    /** A renewal task at {@code at} on the timer thread, replacing any earlier one. */
+    private void scheduleRenewalAt(long at) {
+        if (at == Deadlines.NEVER || !renewing()) {
             return;
         }
-        scheduleExpiryCheck();
-        renewTask = engine.watchdog().schedule(ticker.read(), this::renewOnce);
-        if (state.get() != State.HELD) {
+        long schedule = renewalSchedules.incrementAndGet();
+        nextRenewalAt = at;
+        renewTask = engine.timer().schedule(at, () -> renewalDue(schedule));
+        if (!renewing()) {
             renewTask.cancel();
         }
     }
 
-    /**
-     * The next renewal, {@code leaseTime * renewalFraction} from now (fixed delay: counted from the
-     * end of the previous one), on the watchdog thread, which does the I/O.
-     */
-    private void scheduleRenewal() {
-        long at = Deadlines.after(ticker.read(), renewalIntervalNanos);
-        if (at != Deadlines.NEVER && renewing()) {
-            renewTask = engine.watchdog().schedule(at, this::renewOnce);
-            if (!renewing()) {
-                renewTask.cancel();
-            }
+    /** On the timer thread, when a renewal is due: arm the validity check (first time), join the batch. */
+    private void renewalDue(long schedule) {
+        if (schedule != renewalSchedules.get() || !renewing()) {
+            return; // replaced by a later schedule (an extension), or ended
         }
+        if (expiryCheckDeferred) {
+            expiryCheckDeferred = false;
+            scheduleExpiryCheck();
+        }
+        engine.renewals().add(this);
     }
 
     /** Whether the watchdog keeps this lease alive: held, or lingering after releaseAfter. */
@@ -198,12 +214,37 @@ final class EngineLease implements Lease {
         }
     }
 
-    private void renewOnce() {
+    /**
+     * On the watchdog thread, before its batch is renewed: whether this lease is to be renewed now.
+     * A lease past its renewal cap or its validity deadline ends here instead.
+     */
+    boolean beforeRenewal() {
+        State s = state.get();
+        if (s == State.LINGERING) {
+            return true;
+        }
+        if (s != State.HELD) {
+            return false;
+        }
+        OptionalInt maxRenewals = ctx.options().maxRenewals();
+        if (maxRenewals.isPresent() && renewals >= maxRenewals.getAsInt()) {
+            renewalCapReached(maxRenewals.getAsInt());
+            return false;
+        }
+        if (Deadlines.passed(ticker, deadline())) {
+            expired(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
+            return false;
+        }
+        return true;
+    }
+
+    /** On the watchdog thread, with what the batch found for this lease; schedules the next renewal. */
+    void afterRenewal(RenewalOutcome outcome) {
         try {
             if (state.get() == State.LINGERING) {
-                renewLingering();
+                lingeringRenewed(outcome);
             } else {
-                renewOnceNow();
+                renewed(outcome);
             }
         } finally {
             if (renewing()) {
@@ -213,76 +254,62 @@ final class EngineLease implements Lease {
     }
 
     /** Keeps a lease alive while its delayed release is pending; nobody is told of a failure. */
-    private void renewLingering() {
-        try {
-            if (!held.renew()) {
-                endLingering(false);
-            }
-        } catch (RuntimeException e) {
-            if (Deadlines.passed(ticker, deadline())) {
-                endLingering(false);
-            }
+    private void lingeringRenewed(RenewalOutcome outcome) {
+        if (outcome.gone() || (outcome.failure().isPresent() && Deadlines.passed(ticker, deadline()))) {
+            endLingering(false);
         }
     }
 
-    private void renewOnceNow() {
+    private void renewed(RenewalOutcome outcome) {
         if (state.get() != State.HELD) {
             return;
         }
-        OptionalInt maxRenewals = ctx.options().maxRenewals();
-        if (maxRenewals.isPresent() && renewals >= maxRenewals.getAsInt()) {
-            renewalCapReached(maxRenewals.getAsInt());
+        if (outcome.renewed()) {
+            renewals++;
+            failedRenewalsInARow = 0;
+            if (engine.observed()) {
+                engine.notify(o -> o.renewed(engine.backend(), name));
+            }
+            if (LockEngine.log.isTraceEnabled()) {
+                LogEvents.log(
+                        LockEngine.log,
+                        Level.TRACE,
+                        LogEvents.RENEWED,
+                        null,
+                        LogEvents.LOCK,
+                        name,
+                        LogEvents.BACKEND,
+                        engine.backend(),
+                        LogEvents.TOKEN,
+                        held.fencingToken());
+            }
+            scheduleExpiryCheck();
             return;
         }
+        if (outcome.gone()) {
+            markLost(new LeaseLostException(
+                    "renewal found the lock gone or owned by another client", name, engine.backend()));
+            return;
+        }
+        RuntimeException e = outcome.failure().orElseThrow();
+        engine.notify(o -> o.renewalFailed(engine.backend(), name, e));
+        // one warning per streak of failures: an outage does not flood the log
+        LogEvents.log(
+                LockEngine.log,
+                failedRenewalsInARow++ == 0 ? Level.WARN : Level.DEBUG,
+                LogEvents.RENEWAL_FAILED,
+                e,
+                LogEvents.LOCK,
+                name,
+                LogEvents.BACKEND,
+                engine.backend(),
+                LogEvents.TOKEN,
+                held.fencingToken(),
+                LogEvents.ERROR,
+                LogEvents.errorName(e));
         if (Deadlines.passed(ticker, deadline())) {
-            expired(new LeaseLostException("validity deadline passed before renewal", name, engine.backend()));
-            return;
-        }
-        try {
-            if (held.renew()) {
-                renewals++;
-                failedRenewalsInARow = 0;
-                if (engine.observed()) {
-                    engine.notify(o -> o.renewed(engine.backend(), name));
-                }
-                if (LockEngine.log.isTraceEnabled()) {
-                    LogEvents.log(
-                            LockEngine.log,
-                            Level.TRACE,
-                            LogEvents.RENEWED,
-                            null,
-                            LogEvents.LOCK,
-                            name,
-                            LogEvents.BACKEND,
-                            engine.backend(),
-                            LogEvents.TOKEN,
-                            held.fencingToken());
-                }
-                scheduleExpiryCheck();
-            } else {
-                markLost(new LeaseLostException(
-                        "renewal found the lock gone or owned by another client", name, engine.backend()));
-            }
-        } catch (RuntimeException e) {
-            engine.notify(o -> o.renewalFailed(engine.backend(), name, e));
-            // one warning per streak of failures: an outage does not flood the log
-            LogEvents.log(
-                    LockEngine.log,
-                    failedRenewalsInARow++ == 0 ? Level.WARN : Level.DEBUG,
-                    LogEvents.RENEWAL_FAILED,
-                    e,
-                    LogEvents.LOCK,
-                    name,
-                    LogEvents.BACKEND,
-                    engine.backend(),
-                    LogEvents.TOKEN,
-                    held.fencingToken(),
-                    LogEvents.ERROR,
-                    LogEvents.errorName(e));
-            if (Deadlines.passed(ticker, deadline())) {
-                expired(new LeaseLostException(
-                        "renewal failed and the validity deadline passed", name, engine.backend(), e));
-            }
+            expired(new LeaseLostException(
+                    "renewal failed and the validity deadline passed", name, engine.backend(), e));
         }
     }
 
@@ -461,11 +488,30 @@ final class EngineLease implements Lease {
             if (engine.renewalMode() == RenewalMode.SESSION || !ctx.options().autoRenew()) {
                 ownDeadline = ctx.validUntil(sentAt, leaseTime);
             }
-        } else if (ownDeadline != Deadlines.NEVER) {
-            // the driver's deadline moved with the server's time: the engine's own does too
-            ownDeadline = ctx.validUntil(sentAt, leaseTime);
+        } else {
+            if (ownDeadline != Deadlines.NEVER) {
+                // the driver's deadline moved with the server's time: the engine's own does too
+                ownDeadline = ctx.validUntil(sentAt, leaseTime);
+            }
+            if (renews()) {
+                followRenewalInterval(leaseTime);
+            }
         }
         scheduleExpiryCheck();
+    }
+
+    /**
+     * After an extension to {@code leaseTime}, later renewals come every {@code leaseTime *
+     * renewalFraction}: the next one moves earlier if it was planned later than that.
+     */
+    private void followRenewalInterval(Duration leaseTime) {
+        long interval = Math.max(1, (long) (leaseTime.toNanos() * ctx.options().renewalFraction()));
+        renewalIntervalNanos = interval;
+        long at = engine.renewals().dueAt(ticker.read(), interval, false);
+        long planned = nextRenewalAt;
+        if (at != Deadlines.NEVER && (planned == Deadlines.NEVER || planned - at > 0)) {
+            scheduleRenewalAt(at);
+        }
     }
 
     @Override
@@ -528,16 +574,12 @@ final class EngineLease implements Lease {
             return true;
         }
         long sentAt = ticker.read();
-        try {
-            // keep the server's hold (a connection timeout tied to the lease) for the delay
-            if (!held.extend(delay)) {
-                endLingering(false);
-                return false;
-            }
-        } catch (UnsupportedOperationException clientKept) {
-            // nothing on the server to move
-        } catch (RuntimeException e) {
-            // the lease's own time still holds; the delayed release runs as planned
+        // The lock stays held by renewing it through the delay (a lease that did not renew starts
+        // now), not by moving a server-side timeout to the delay: the server keeps only the lease
+        // time, so a holder that crashes or freezes during the delay frees the lock as after any
+        // crash, which is what client-kept lease times promise.
+        if (engine.renewalMode() == RenewalMode.WATCHDOG && !ctx.options().autoRenew()) {
+            scheduleRenewal();
         }
         ownDeadline = Deadlines.NEVER;
         LeaseTimer.Task t = expiryTask;

@@ -40,6 +40,8 @@ final class LeaseTimer {
     private final AtomicInteger wakeUps = new AtomicInteger();
 
     private final String backend;
+    /** Run on the thread after each pass over the due tasks (null: nothing). */
+    private volatile Runnable afterPass;
     /** Where the thread plans to wake up next ({@link Deadlines#NEVER}: when told); read when not awake. */
     private volatile long wakeAt = Deadlines.NEVER;
     /** The thread is running and will look at {@link #incoming} before it sleeps again. */
@@ -111,6 +113,15 @@ final class LeaseTimer {
         return t;
     }
 
+    /**
+     * Sets what runs on the thread after each pass over the tasks that were due (tasks due at the
+     * same reading run in one pass), before the thread sleeps; set it before scheduling anything.
+     * It must be short and must not block.
+     */
+    void afterPass(Runnable hook) {
+        this.afterPass = hook;
+    }
+
     /** Runs {@code action} on the thread as soon as possible; after {@link #close()} never. */
     void execute(Runnable action) {
         schedule(ticker.read(), action);
@@ -167,21 +178,13 @@ final class LeaseTimer {
                 heap.poll();
                 Runnable action = head.take();
                 if (action != null) {
-                    try {
-                        action.run();
-                    } catch (RuntimeException | Error e) {
-                        LogEvents.log(
-                                LockEngine.log,
-                                Level.WARN,
-                                LogEvents.TIMER_TASK_FAILED,
-                                e,
-                                LogEvents.BACKEND,
-                                backend,
-                                LogEvents.ERROR,
-                                LogEvents.errorName(e));
-                    }
+                    run(action);
                 }
                 drain(heap); // actions schedule follow-ups
+            }
+            Runnable hook = afterPass;
+            if (hook != null && !closed) {
+                run(hook);
             }
             long next = head != null
                     ? head.at
@@ -201,6 +204,22 @@ final class LeaseTimer {
                 }
             }
             awake = true;
+        }
+    }
+
+    private void run(Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException | Error e) {
+            LogEvents.log(
+                    LockEngine.log,
+                    Level.WARN,
+                    LogEvents.TIMER_TASK_FAILED,
+                    e,
+                    LogEvents.BACKEND,
+                    backend,
+                    LogEvents.ERROR,
+                    LogEvents.errorName(e));
         }
     }
 

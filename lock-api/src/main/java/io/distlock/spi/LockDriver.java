@@ -20,6 +20,15 @@ public interface LockDriver extends AutoCloseable {
     /** How leases stay alive. */
     RenewalMode renewalMode();
 
+    /**
+     * How the engine renews the leases due in one renewal tick ({@link RenewalMode#WATCHDOG} only):
+     * {@link BatchRenewal#ONE_BY_ONE} ({@link HeldLock#renew()} for each) unless the driver can renew
+     * many locks with one request per server.
+     */
+    default BatchRenewal batchRenewal() {
+        return BatchRenewal.ONE_BY_ONE;
+    }
+
     /** Starts an acquisition attempt for {@code ctx.lockName()}. No I/O is required here. */
     Contender contender(AcquireContext ctx);
 

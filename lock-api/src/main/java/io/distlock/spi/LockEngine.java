@@ -38,10 +38,13 @@ import org.slf4j.event.Level;
  *       ms) and throws the last one only if the wait budget runs out, while a single try throws at
  *       once;
  *   <li>tracks each lease's validity deadline, renews {@link RenewalMode#WATCHDOG} leases every
- *       {@code leaseTime * renewalFraction} on a watchdog thread, and marks a lease lost (completing
- *       {@link Lease#lost()}) when a renewal finds another owner, when the driver reports a loss, or
- *       when the deadline passes — checked on a separate timer thread that does no I/O, so a
- *       renewal stuck in the network cannot delay the loss signal;
+ *       {@code leaseTime * renewalFraction} on a watchdog thread — the leases due at one tick of a
+ *       grid all leases share, together, through the driver's {@link LockDriver#batchRenewal()}, so
+ *       a driver that renews many locks per request keeps its renewal traffic independent of the
+ *       number of leases ({@link RenewalBatches}) — and marks a lease lost (completing {@link
+ *       Lease#lost()}) when a renewal finds another owner, when the driver reports a loss, or when
+ *       the deadline passes — checked on a separate timer thread that does no I/O, so a renewal
+ *       stuck in the network cannot delay the loss signal;
  *   <li>releases owner-only and at most once per lease;
  *   <li>on {@link #close()}: releases held leases, fails waiters, stops its two threads ({@code
  *       distlock-<backend>-watchdog-N} and {@code distlock-<backend>-timer-N}, both daemon) and
@@ -62,6 +65,7 @@ public final class LockEngine implements LockProvider {
     private final Capabilities capabilities;
     private final LeaseTimer watchdog;
     private final LeaseTimer timer;
+    private final RenewalBatches renewals;
     private final Set<EngineLease> leases = ConcurrentHashMap.newKeySet();
     /** Leases released with a delay that the engine still holds for the caller (client-kept). */
     private final Set<EngineLease> lingering = ConcurrentHashMap.newKeySet();
@@ -100,6 +104,12 @@ public final class LockEngine implements LockProvider {
                 : validityNanos;
         long idleHorizon = usualDelay / 2 >= MIN_IDLE_HORIZON_NANOS ? usualDelay / 2 : 0;
         this.timer = new LeaseTimer("distlock-" + backend + "-timer-" + n, backend, options.ticker(), idleHorizon);
+        this.renewals = new RenewalBatches(
+                this,
+                Objects.requireNonNull(driver.batchRenewal(), "driver.batchRenewal()"),
+                options.ticker().read(),
+                renewalIntervalNanos);
+        timer.afterPass(renewals::flush);
     }
 
     /** An engine driving {@code driver} with {@code options}. The engine owns the driver. */
@@ -333,6 +343,10 @@ public final class LockEngine implements LockProvider {
 
     LeaseTimer timer() {
         return timer;
+    }
+
+    RenewalBatches renewals() {
+        return renewals;
     }
 
     RenewalMode renewalMode() {

@@ -212,7 +212,9 @@ public final class EtcdLockOptions {
          * deletes the key), and one keepalive request per held lock every {@code leaseTime *
          * renewalFraction} (the session's costs one, however many locks are held). Validity and
          * loss work as with the session lease. Thousands of leases strain etcd and jetcd; prefer
-         * the session lease when a process holds many locks.
+         * the session lease when a process holds many locks. (A lock handle whose lease time or
+         * renewal differs from the provider's gets a lease of its own whatever this says: the server
+         * keeps that lock's time.)
          */
         public Builder perLockLease(boolean perLockLease) {
             this.perLockLease = perLockLease;

@@ -58,6 +58,19 @@ import java.util.Optional;
  *       is a {@link io.distlock.BackendUnavailableException}, retried within the caller's wait.
  * </ul>
  *
+ * <h2>Lease times are kept by the server</h2>
+ *
+ * etcd keeps a time per lock ({@link Capabilities.LeaseTiming#SERVER}). A lock handle whose {@link
+ * DistributedLock#withLeaseTime lease time} or {@link DistributedLock#withAutoRenew renewal} differs
+ * from the provider's hangs its key on a lease of its own with TTL = that lease time (one more
+ * request per acquisition); without renewal that lease is no longer kept alive once the lock is
+ * held, so the server deletes the key when it runs out (the client revokes it at that moment while
+ * it lives). {@link Lease#extend} and {@link Lease#releaseAfter} move the key to a new lease with
+ * TTL = the new time or the delay, in one transaction that checks the key's create revision (so
+ * they are owner-only and keep the fencing token); a holder that crashes keeps the lock exactly
+ * that long (rounded up to etcd's whole seconds). {@code autoRenew=false} ends every lease at its
+ * lease time on the server.
+ *
  * <h2>Per-lock leases</h2>
  *
  * With {@link EtcdLockOptions.Builder#perLockLease(boolean) perLockLease(true)} (URI: {@code

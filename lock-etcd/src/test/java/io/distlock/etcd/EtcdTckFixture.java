@@ -6,6 +6,7 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.TimeoutOptions;
 import io.distlock.tck.TckFixture;
+import io.distlock.testing.faults.SlowReplies;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -147,6 +148,46 @@ class EtcdTckFixture implements TckFixture {
                         .build())
                 .lockOptions(options)
                 .build();
+    }
+
+    /** A client that reaches every member through its own proxy whose replies arrive {@code delay} late. */
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        List<String> targets = endpoints.stream()
+                .map(e -> java.net.URI.create(e).getHost() + ":"
+                        + java.net.URI.create(e).getPort())
+                .toList();
+        return SlowReplies.open(
+                targets,
+                delay,
+                through -> EtcdLockProvider.builder()
+                        .endpoints(through.stream().map(a -> "http://" + a).toList())
+                        .options(options())
+                        .lockOptions(options)
+                        .build());
+    }
+
+    /**
+     * Messages the members received from gRPC clients ({@code grpc_server_msg_received_total} of their
+     * {@code /metrics}, summed): unary requests and the messages of streams (watch, keepalive).
+     */
+    @Override
+    public long serverRequestCount() {
+        long n = 0;
+        for (String e : endpoints) {
+            try (java.io.InputStream in =
+                    java.net.URI.create(e + "/metrics").toURL().openStream()) {
+                for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                    if (line.startsWith("grpc_server_msg_received_total")) {
+                        n += (long) Double.parseDouble(
+                                line.substring(line.lastIndexOf(' ') + 1).trim());
+                    }
+                }
+            } catch (java.io.IOException ex) {
+                throw new java.io.UncheckedIOException("cannot read the metrics of " + e, ex);
+            }
+        }
+        return n;
     }
 
     Client admin() {

@@ -22,10 +22,12 @@ import java.util.regex.Pattern;
  * lease, every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
  * waits, each {@code claimRows} call keeps one for its transaction, and the provider keeps one for
  * fencing tokens. A released lock connection may be kept for the next acquisition for up to 200 ms
- * (given back within 50 ms when someone waits for the pool). Size the pool at least {@code (locks
- * held at once) + (concurrent waiters) + (concurrent claims) + 1}; when the pool is exhausted an
- * acquisition fails after {@link #poolWaitTimeout()} with a {@link
- * io.distlock.BackendUnavailableException}.
+ * (given back at once when the pool runs out). Size the pool at least {@code (locks held at once) +
+ * (concurrent waiters) + (concurrent claims) + 1}. When every connection is in use, {@code
+ * tryAcquire()} fails at once with a {@link io.distlock.PoolExhaustedException}, {@code
+ * tryAcquire(maxWait)} after waiting at most {@code maxWait} for a connection, {@code acquire()} after
+ * {@link #poolWaitTimeout()}; {@code unwrap(ConnectionPoolMetrics.class)} of the provider shows how
+ * close it is.
  *
  * <p>Lease time: the server drops a holder that stops heartbeating after the lock connection's
  * session {@code wait_timeout}, which is the lease time rounded <em>up</em> to whole seconds (at least
@@ -119,8 +121,10 @@ public final class MySqlLockOptions {
     }
 
     /**
-     * How long an acquisition, a wait or a claim waits for a free connection of the provider's own
-     * pool (default {@link #DEFAULT_POOL_WAIT_TIMEOUT}). A refused login ends the wait at once.
+     * How long a claim, {@code withLockedConnection}'s own connection and an acquisition without a wait
+     * of its own ({@code acquire()}) wait for a free connection of the provider's own pool (default
+     * {@link #DEFAULT_POOL_WAIT_TIMEOUT}); {@code tryAcquire(maxWait)} waits at most {@code maxWait},
+     * {@code tryAcquire()} not at all. A refused login ends the wait at once.
      */
     public Duration poolWaitTimeout() {
         return poolWaitTimeout;

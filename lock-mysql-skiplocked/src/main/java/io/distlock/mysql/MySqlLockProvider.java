@@ -2,16 +2,17 @@ package io.distlock.mysql;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Capabilities;
+import io.distlock.ConnectionPoolMetrics;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
-import io.distlock.TlsOptions;
-import io.distlock.mysql.internal.HeldRowLock;
+import io.distlock.jdbc.core.JdbcAddress;
+import io.distlock.jdbc.core.LeaseWork;
+import io.distlock.jdbc.core.RowClaimer;
+import io.distlock.jdbc.core.RowLockDriver;
 import io.distlock.mysql.internal.MySqlDrivers;
-import io.distlock.mysql.internal.RowClaimer;
-import io.distlock.mysql.internal.RowLockDriver;
 import io.distlock.spi.FaultHooks;
 import io.distlock.spi.LockEngine;
 import io.distlock.spi.UriParameters;
@@ -42,10 +43,18 @@ import javax.sql.DataSource;
  *       that stops heartbeating is disconnected by the server, and its row lock released, about one
  *       lease after its last heartbeat; its lease is reported lost on the client by then (it is never
  *       reported valid past {@code lastHeartbeatSent + leaseTime - safetyMargin}).
- *   <li><b>Fencing tokens</b> come from an {@code AUTO_INCREMENT} column ({@code REPLACE} into the
- *       token table, committed on its own once the row lock is held): strictly increasing across
- *       holders of all locks of the table, including after a holder's rollback and a server restart
- *       or crash (as durable as the server's {@code innodb_flush_log_at_trx_commit} makes commits).
+ *   <li><b>Fencing tokens</b> come from the token table's one counter, set to {@code max(counter +
+ *       1, server time in µs)} by one statement committed on its own once the row lock is held:
+ *       strictly increasing across holders of all locks of the table, including after a holder's
+ *       rollback, a server restart or crash (as durable as the server's {@code
+ *       innodb_flush_log_at_trx_commit} makes commits), and a restore or restart without the data
+ *       (the clock floor lies above every token handed out before), as long as the server's clock does
+ *       not step back by more than the time since; when it steps back, tokens continue from the
+ *       counter.
+ *   <li><b>Lease control</b> is kept by the client ({@link Capabilities.LeaseTiming#CLIENT}): {@link
+ *       Lease#extend} moves the connection's {@code wait_timeout} to the new lease time, so nothing on
+ *       the server ends the hold early; a lease that runs out without renewal is rolled back by the
+ *       provider at once.
  *   <li><b>Server restart or failover</b> drops every row lock at once; a holder learns it at its next
  *       heartbeat, so another client may acquire while the old holder still believes it holds the
  *       lock for up to one heartbeat interval ({@link Capabilities.Failover#MAY_GRANT_TWICE}). Guard
@@ -88,6 +97,7 @@ import javax.sql.DataSource;
 public final class MySqlLockProvider implements LockProvider {
     private final LockEngine engine;
     private final RowLockDriver driver;
+    private final LeaseWork work;
     private final RowClaims claims;
     private final MySqlLockOptions options;
     private final String description;
@@ -100,19 +110,9 @@ public final class MySqlLockProvider implements LockProvider {
                 : "url=" + UriParameters.redact(b.jdbcUrl);
         this.driver = MySqlDrivers.open(b.jdbcUrl, b.dataSource, b.options, b.lockOptions);
         this.engine = LockEngine.create(driver, b.lockOptions);
-        this.claims = new RowClaims(driver);
-        this.faultHooks = new FaultHooks() {
-            @Override
-            public void simulateCrash() {
-                engine.abandon();
-            }
-
-            @Override
-            public void simulateFreeze() {
-                driver.freeze();
-                engine.abandon();
-            }
-        };
+        this.work = new LeaseWork(engine, driver);
+        this.claims = new RowClaims(work);
+        this.faultHooks = driver.faultHooks(engine);
     }
 
     public static Builder builder() {
@@ -155,29 +155,12 @@ public final class MySqlLockProvider implements LockProvider {
      * @throws LeaseLostException if the lease is no longer valid
      */
     public Connection connection(Lease lease) {
-        return heldFor(lease).connection();
+        return work.connection(lease);
     }
 
     /** The server's id of {@code lease}'s lock connection ({@code CONNECTION_ID()}), for tests. */
     long connectionId(Lease lease) {
-        return heldFor(lease).connectionId();
-    }
-
-    private HeldRowLock heldFor(Lease lease) {
-        Objects.requireNonNull(lease, "lease must not be null");
-        if (!engine.heldLeases().contains(lease)) {
-            throw new IllegalArgumentException(
-                    "lease for lock '" + lease.lockName() + "' was not acquired through this provider or is released");
-        }
-        lease.checkValid();
-        HeldRowLock h = driver.held(lease.lockName())
-                .filter(x -> x.fencingToken().equals(lease.fencingToken()))
-                .orElseThrow(() -> new LeaseLostException("lock connection is gone", lease.lockName(), "mysql"));
-        // Work done on the connection must not commit once the lease is lost (validity passed,
-        // maxHoldTime reached, provider closed): the release then rolls back. lost() completes
-        // before the engine's own release runs, on the thread that marks the loss.
-        lease.lost().thenRun(h::rollbackOnRelease);
-        return h;
+        return work.connectionId(lease);
     }
 
     /** Work done on a connection. */
@@ -206,36 +189,7 @@ public final class MySqlLockProvider implements LockProvider {
     public <T> Optional<T> withLockedConnection(String name, Duration maxWait, SqlWork<T> work)
             throws SQLException, InterruptedException {
         Objects.requireNonNull(work, "work must not be null");
-        Optional<Lease> maybe = lock(name).tryAcquire(maxWait);
-        if (maybe.isEmpty()) {
-            return Optional.empty();
-        }
-        Lease lease = maybe.get();
-        HeldRowLock h;
-        try {
-            h = heldFor(lease);
-        } catch (RuntimeException e) {
-            lease.release();
-            throw e;
-        }
-        T result;
-        try {
-            result = work.run(h.connection());
-            lease.checkValid();
-        } catch (SQLException | RuntimeException | Error e) {
-            h.rollbackOnRelease();
-            try {
-                lease.release();
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-        if (!lease.release()) {
-            throw new LeaseLostException(
-                    "lease was lost before the commit; the work may not have been committed", name, "mysql");
-        }
-        return Optional.ofNullable(result);
+        return this.work.withLockedConnection(name, maxWait, work::run);
     }
 
     /**
@@ -301,11 +255,17 @@ public final class MySqlLockProvider implements LockProvider {
      * server drops them at {@code wait_timeout}, about one lease after the last heartbeat; {@link
      * #close()} closes them afterwards). Either reports the held leases lost and leaves the provider
      * unusable. For tests and fault injection.
+     *
+     * <p>Also offers {@link ConnectionPoolMetrics}: how many pooled connections hold locks, are in use,
+     * and the pool's size (lock-micrometer's {@code MicrometerPoolMetrics} makes gauges of them).
      */
     @Override
     public <T> Optional<T> unwrap(Class<T> type) {
         if (type == FaultHooks.class) {
             return Optional.of(type.cast(faultHooks));
+        }
+        if (type == ConnectionPoolMetrics.class) {
+            return Optional.of(type.cast(driver.poolMetrics()));
         }
         return LockProvider.super.unwrap(type);
     }
@@ -339,11 +299,7 @@ public final class MySqlLockProvider implements LockProvider {
          * with the options' credentials, TLS, timeouts and size.
          */
         public Builder jdbcUrl(String jdbcUrl) {
-            Objects.requireNonNull(jdbcUrl, "jdbcUrl must not be null");
-            if (!jdbcUrl.startsWith("jdbc:mysql:") && !jdbcUrl.startsWith("jdbc:mariadb:")) {
-                throw new IllegalArgumentException(
-                        "jdbcUrl must start with jdbc:mysql: (was '" + UriParameters.redact(jdbcUrl) + "')");
-            }
+            JdbcAddress.checkJdbcUrl(jdbcUrl, "jdbc:mysql:", "jdbc:mariadb:");
             this.jdbcUrl = jdbcUrl;
             return this;
         }
@@ -387,17 +343,7 @@ public final class MySqlLockProvider implements LockProvider {
          * @throws BackendUnavailableException if the server cannot be reached
          */
         public MySqlLockProvider build() {
-            if (jdbcUrl != null && dataSource != null) {
-                throw new IllegalArgumentException("set either jdbcUrl or dataSource, not both");
-            }
-            if (jdbcUrl == null && dataSource == null) {
-                throw new IllegalArgumentException("jdbcUrl or dataSource must be set");
-            }
-            if (dataSource != null
-                    && (options.credentials().isPresent() || !options.tls().equals(TlsOptions.disabled()))) {
-                throw new IllegalArgumentException("options.credentials and options.tls apply to the pool the"
-                        + " provider opens from a jdbcUrl; configure them on your dataSource instead");
-            }
+            JdbcAddress.checkOneSource(jdbcUrl, dataSource, options.credentials(), options.tls());
             return new MySqlLockProvider(this);
         }
 

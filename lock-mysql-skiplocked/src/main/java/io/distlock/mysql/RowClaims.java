@@ -1,60 +1,25 @@
 package io.distlock.mysql;
 
-import io.distlock.mysql.internal.RowClaimer;
-import io.distlock.mysql.internal.RowLockDriver;
+import io.distlock.jdbc.core.LeaseWork;
+import io.distlock.jdbc.core.RowClaimer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The transaction of one {@code claimRows} call: claim the rows ({@code FOR UPDATE SKIP LOCKED}),
- * run the caller's work on them, commit; roll back if the work throws. On a pooled connection of its
- * own, in {@code READ COMMITTED} (under {@code REPEATABLE READ}, {@code SKIP LOCKED} with {@code
- * LIMIT} takes next-key locks and concurrent claimers deadlock on each other's updates); the
- * connection's autocommit and isolation are restored afterwards.
+ * The claim of one {@code claimRows} call, in lock-jdbc-core's claim transaction ({@link
+ * LeaseWork#claimRows}): from the first matching key, or after a {@link ClaimCursor}'s position.
  */
 final class RowClaims {
-    private final RowLockDriver driver;
+    private final LeaseWork work;
 
-    RowClaims(RowLockDriver driver) {
-        this.driver = driver;
+    RowClaims(LeaseWork work) {
+        this.work = work;
     }
 
     /** @param cursor where the claim starts, or null for the first matching key */
-    <T> T claim(RowClaimer claimer, ClaimCursor cursor, MySqlLockProvider.ClaimWork<T> work) throws SQLException {
-        try (Connection c = driver.connection()) {
-            boolean autoCommit = c.getAutoCommit();
-            if (autoCommit) {
-                c.setAutoCommit(false);
-            }
-            int isolation = c.getTransactionIsolation();
-            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            }
-            try {
-                T result = work.process(c, claimKeys(c, claimer, cursor));
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException | Error e) {
-                try {
-                    c.rollback();
-                } catch (SQLException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
-                throw e;
-            } finally {
-                try {
-                    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                        c.setTransactionIsolation(isolation);
-                    }
-                    if (autoCommit) {
-                        c.setAutoCommit(true);
-                    }
-                } catch (SQLException broken) {
-                    // the connection died with the work; the pool discards it on close
-                }
-            }
-        }
+    <T> T claim(RowClaimer claimer, ClaimCursor cursor, MySqlLockProvider.ClaimWork<T> claimWork) throws SQLException {
+        return work.claimRows(c -> claimKeys(c, claimer, cursor), claimWork::process);
     }
 
     private static List<Object> claimKeys(Connection c, RowClaimer claimer, ClaimCursor cursor) throws SQLException {

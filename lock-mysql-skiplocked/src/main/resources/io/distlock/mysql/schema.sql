@@ -7,12 +7,13 @@ CREATE TABLE IF NOT EXISTS distlock_locks (
   name VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY
 ) ENGINE=InnoDB;
 
--- Fencing tokens: once the holder has the row lock, REPLACE INTO ... (name), committed on its own
--- (autocommit) before the token is used, allocates a new AUTO_INCREMENT value. InnoDB persists the
--- counter across restarts (MySQL 8.0+, MariaDB 10.2.4+); committed allocations survive a crash as far
--- as innodb_flush_log_at_trx_commit makes commits durable.
+-- Fencing tokens: one counter row (id = 1) for every lock of the table. Once the holder has the row
+-- lock, one statement in autocommit, committed before the token is used, sets the counter to
+-- max(counter + 1, the server's clock in µs) and returns it: tokens strictly increase across all locks,
+-- and stay above every earlier token after the server lost this table's data (restore, restart without
+-- data), as long as the clock has not stepped back by more than the time since. The row is created by
+-- the first allocation.
 CREATE TABLE IF NOT EXISTS distlock_locks_token (
-  name  VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
-  token BIGINT NOT NULL AUTO_INCREMENT,
-  UNIQUE KEY distlock_token_uk (token)
+  id    TINYINT NOT NULL PRIMARY KEY,
+  token BIGINT NOT NULL
 ) ENGINE=InnoDB;

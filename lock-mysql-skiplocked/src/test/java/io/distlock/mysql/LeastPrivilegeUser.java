@@ -1,10 +1,7 @@
 package io.distlock.mysql;
 
 import io.distlock.testing.servers.MariaDbServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import io.distlock.testing.servers.SqlScript;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,10 +12,10 @@ import java.util.List;
  *
  * <pre>
  * GRANT SELECT, INSERT, UPDATE ON db.distlock_locks       TO 'distlock_app'@'%';
- * GRANT SELECT, INSERT, DELETE ON db.distlock_locks_token TO 'distlock_app'@'%';
+ * GRANT SELECT, INSERT, UPDATE ON db.distlock_locks_token TO 'distlock_app'@'%';
  * </pre>
  *
- * (no CREATE, no DELETE on the lock table, nothing on other tables).
+ * (no CREATE, no DELETE, nothing on other tables).
  */
 final class LeastPrivilegeUser {
     static final String USER = "distlock_app";
@@ -28,32 +25,14 @@ final class LeastPrivilegeUser {
 
     /** The shipped DDL with {@code options}' table names, one statement per element. */
     static List<String> schemaSql(MySqlLockOptions options) {
-        String sql;
-        try (InputStream in = MySqlLockProvider.class.getResourceAsStream("/io/distlock/mysql/schema.sql")) {
-            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        StringBuilder code = new StringBuilder();
-        for (String line : sql.split("\n")) {
-            if (!line.startsWith("--")) {
-                code.append(line).append('\n');
-            }
-        }
-        List<String> out = new ArrayList<>();
-        for (String stmt : code.toString().split(";")) {
-            if (!stmt.isBlank()) {
-                out.add(stmt.replace("distlock_locks", options.table()).trim());
-            }
-        }
-        return out;
+        return SqlScript.statements("/io/distlock/mysql/schema.sql", "distlock_locks", options.table());
     }
 
     /** The GRANTs of the README for {@code user} on {@code options}' tables in {@code database}. */
     static List<String> grants(String database, MySqlLockOptions options, String user) {
         return List.of(
                 "GRANT SELECT, INSERT, UPDATE ON " + database + "." + options.table() + " TO '" + user + "'@'%'",
-                "GRANT SELECT, INSERT, DELETE ON " + database + "." + options.tokenTable() + " TO '" + user + "'@'%'");
+                "GRANT SELECT, INSERT, UPDATE ON " + database + "." + options.tokenTable() + " TO '" + user + "'@'%'");
     }
 
     /** Creates the tables as root and the user {@link #USER} with only the documented grants. */

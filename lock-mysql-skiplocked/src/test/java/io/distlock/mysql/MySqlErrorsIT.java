@@ -41,13 +41,13 @@ class MySqlErrorsIT {
         fixture.db()
                 .executeAsRoot(
                         "CREATE USER 'no_lock_table'@'%' IDENTIFIED BY 'pw-1'",
-                        "GRANT SELECT, INSERT, DELETE ON distlock_test.distlock_locks_token TO 'no_lock_table'@'%'",
+                        "GRANT SELECT, INSERT, UPDATE ON distlock_test.distlock_locks_token TO 'no_lock_table'@'%'",
                         "CREATE USER 'no_token_insert'@'%' IDENTIFIED BY 'pw-2'",
                         "GRANT SELECT, INSERT, UPDATE ON distlock_test.distlock_locks TO 'no_token_insert'@'%'",
                         "GRANT SELECT ON distlock_test.distlock_locks_token TO 'no_token_insert'@'%'",
                         "CREATE USER 'rotated'@'%' IDENTIFIED BY 'pw-3'",
                         "GRANT SELECT, INSERT, UPDATE ON distlock_test.distlock_locks TO 'rotated'@'%'",
-                        "GRANT SELECT, INSERT, DELETE ON distlock_test.distlock_locks_token TO 'rotated'@'%'");
+                        "GRANT SELECT, INSERT, UPDATE ON distlock_test.distlock_locks_token TO 'rotated'@'%'");
     }
 
     @AfterAll

@@ -12,6 +12,7 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.fencing.JdbcFencingGuard;
 import io.distlock.fencing.StaleTokenException;
+import io.distlock.testing.PoolExhaustion;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -200,23 +201,75 @@ class MySqlLockProviderIT {
     }
 
     @Test
-    void pausedHolder_noHeartbeat_serverDropsConnectionWithinLease(TestInfo info) throws Exception {
+    void frozenHolder_serverDropsItsConnectionAboutOneLeaseAfterItsLastHeartbeat(TestInfo info) throws Exception {
         String name = name(info);
-        // autoRenew off models a paused holder: no heartbeat reaches the server
-        try (MySqlLockProvider a = client(
-                        LockOptions.builder().leaseTime(LEASE).autoRenew(false).build());
-                MySqlLockProvider b = client()) {
+        MySqlLockProvider a = client();
+        try (MySqlLockProvider b = client()) {
+            long beforeAcquire = System.nanoTime();
             Lease la = a.lock(name).acquire();
             long acquired = System.nanoTime();
-            la.lost().toCompletableFuture().get(LEASE.toMillis() * 2, TimeUnit.MILLISECONDS);
+            fixture.crashClient(a); // frozen: no heartbeat, connections open and silent
             Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
-            long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired);
-            // wait_timeout = lease (whole seconds); the server checks it on its read timeout
-            assertThat(freedAfter).isBetween(LEASE.toMillis() - 100, LEASE.toMillis() + 1500);
+            // wait_timeout = lease (whole seconds), counted from the acquisition's last statement
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeAcquire))
+                    .isGreaterThanOrEqualTo(LEASE.toMillis());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired))
+                    .isLessThanOrEqualTo(LEASE.toMillis() + 1500);
             assertThat(lb.fencingToken().getAsLong())
                     .isGreaterThan(la.fencingToken().getAsLong());
+            lb.release();
+        } finally {
+            a.close();
+        }
+    }
+
+    @Test
+    void noRenewal_leaseRunsOut_providerFreesTheLockAtOnce(TestInfo info) throws Exception {
+        String name = name(info);
+        Duration lease = Duration.ofSeconds(2);
+        try (MySqlLockProvider a = client(
+                        LockOptions.builder().leaseTime(lease).autoRenew(false).build());
+                MySqlLockProvider b = client()) {
+            assertThat(a.capabilities().automaticRenewal()).isFalse();
+            assertThat(a.capabilities().leaseTiming()).isEqualTo(io.distlock.Capabilities.LeaseTiming.CLIENT);
+            Lease la = a.lock(name).acquire();
+            long acquired = System.nanoTime();
+            Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            // freed by the provider at the lease's validity deadline (lease minus safety margin), not
+            // by the server's wait_timeout, which may come up to a second later
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired))
+                    .isBetween(lease.toMillis() / 2, lease.toMillis() + 300);
+            assertThat(la.isValid()).isFalse();
+            assertThat(la.lost().toCompletableFuture().isDone()).isTrue();
             assertThat(la.release()).isFalse();
             lb.release();
+        }
+    }
+
+    @Test
+    void extend_movesTheWaitTimeout_frozenHolderKeepsTheLockForTheNewLeaseTime(TestInfo info) throws Exception {
+        String name = name(info);
+        Duration lease = Duration.ofSeconds(1);
+        Duration extended = Duration.ofSeconds(3);
+        MySqlLockProvider a =
+                client(LockOptions.builder().leaseTime(lease).autoRenew(false).build());
+        try (MySqlLockProvider b = client()) {
+            Lease la = a.lock(name).acquire();
+            long beforeExtend = System.nanoTime();
+            la.extend(extended);
+            long extendedAt = System.nanoTime();
+            fixture.crashClient(a);
+            assertThat(b.lock(name).tryAcquire(lease.plus(Duration.ofMillis(800))))
+                    .as("after the original lease")
+                    .isEmpty();
+            Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeExtend))
+                    .isGreaterThanOrEqualTo(extended.toMillis());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - extendedAt))
+                    .isLessThanOrEqualTo(extended.toMillis() + 1500);
+            lb.release();
+        } finally {
+            a.close();
         }
     }
 
@@ -272,6 +325,79 @@ class MySqlLockProviderIT {
         try (MySqlLockProvider b = client()) {
             Lease lb = b.lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
             assertThat(lb.fencingToken().getAsLong()).isGreaterThan(before);
+            lb.release();
+        }
+    }
+
+    /** The server's clock in µs, as the token statement reads it. */
+    private static long serverMicros() throws SQLException {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void setCounter(long value) throws SQLException {
+        try (Connection c = fixture.db().connect();
+                Statement s = c.createStatement()) {
+            assertThat(s.executeUpdate("UPDATE distlock_locks_token SET token = " + value))
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void tokenFloor_counterBehindTheClock_tokenIsTheClock(TestInfo info) throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client()) {
+            long earlier =
+                    a.lock(name).tryAcquire().orElseThrow().fencingToken().getAsLong();
+            a.heldLeases().forEach(Lease::release);
+            // as after a restore from an old backup: the counter far below the tokens handed out
+            setCounter(1000);
+            long clockBefore = serverMicros();
+            Lease l = a.lock(name).tryAcquire().orElseThrow();
+            long token = l.fencingToken().getAsLong();
+            assertThat(token).isBetween(clockBefore, serverMicros()).isGreaterThan(earlier);
+            l.release();
+        }
+    }
+
+    @Test
+    void tokenFloor_counterAheadOfTheClock_tokensContinueFromTheCounter(TestInfo info) throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client()) {
+            a.lock(name).tryAcquire().orElseThrow().release(); // the counter row exists
+            // as after the server's clock stepped back: the counter holds the highest token, ahead
+            long ahead = serverMicros() + 3_600_000_000L;
+            setCounter(ahead);
+            Lease first = a.lock(name).tryAcquire().orElseThrow();
+            assertThat(first.fencingToken().getAsLong()).isEqualTo(ahead + 1);
+            first.release();
+            Lease second = a.lock(name).tryAcquire().orElseThrow();
+            assertThat(second.fencingToken().getAsLong()).isEqualTo(ahead + 2);
+            second.release();
+        } finally {
+            setCounter(1000); // later tests expect the counter near the clock again
+        }
+    }
+
+    @Test
+    void serverRestartedWithoutData_tablesRecreated_tokensStillAboveEveryEarlierOne(TestInfo info) throws Exception {
+        String name = name(info);
+        long before;
+        try (MySqlLockProvider a = client()) {
+            Lease la = a.lock(name).acquire();
+            before = la.fencingToken().getAsLong();
+            la.release();
+        }
+        fixture.db().restart(false);
+        try (MySqlLockProvider b = client()) { // createSchema(true): empty tables, no counter row
+            Lease lb = b.lock(name).tryAcquire().orElseThrow();
+            assertThat(lb.fencingToken().getAsLong())
+                    .as("the clock floor lies above the tokens handed out before")
+                    .isGreaterThan(before);
             lb.release();
         }
     }
@@ -578,7 +704,8 @@ class MySqlLockProviderIT {
             }
             long perCycle = (questions(root) - q0 - 1) / cycles;
             System.out.println("mysql acquire+release statements per cycle: " + perCycle);
-            // SELECT ... SKIP LOCKED, REPLACE (token); COMMIT. The released connection stays warm
+            // SELECT ... SKIP LOCKED, the token's INSERT ... ON DUPLICATE KEY UPDATE; COMMIT. The released connection
+            // stays warm
             // (wait_timeout still the lease's) for the next acquisition; a cold one adds SET
             // wait_timeout at acquisition and its reset after the release (5)
             assertThat(perCycle).isLessThanOrEqualTo(3);
@@ -775,6 +902,27 @@ class MySqlLockProviderIT {
                 ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
             rs.next();
             return rs.getLong(2);
+        }
+    }
+
+    /**
+     * One provider with the default pool (10 connections): {@link PoolExhaustion} (a zero-wait {@code
+     * tryAcquire()} on an exhausted pool fails at once with {@code PoolExhaustedException}, a waiting
+     * one waits only its wait, the pool's numbers show it).
+     */
+    @Test
+    void poolExhausted_tryAcquireFailsAtOnceNamingThePool_waitingTryAcquireWaitsOnlyItsWait(TestInfo info)
+            throws Exception {
+        try (MySqlLockProvider p = MySqlLockProvider.builder()
+                .jdbcUrl(fixture.db().jdbcUrl())
+                .options(MySqlLockOptions.builder()
+                        .credentials(
+                                Credentials.of(fixture.db().user(), fixture.db().password()))
+                        .createSchema(true)
+                        .build())
+                .leaseTime(LEASE)
+                .build()) {
+            PoolExhaustion.check(p, name(info));
         }
     }
 }

@@ -1,19 +1,20 @@
 package io.distlock.mysql;
 
-import io.distlock.Capabilities;
 import io.distlock.Credentials;
-import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
+import io.distlock.testing.faults.ProxiedProvider;
+import io.distlock.testing.faults.SlowReplies;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,61 +87,13 @@ final class MySqlTckFixture implements TckFixture {
     public LockProvider newClient(LockOptions options) {
         MySqlLockProvider p = newMySqlClient(options);
         TcpProxy proxy = proxies.get(p);
-        return proxy == null ? p : new ProxiedClient(p, proxy);
-    }
-
-    /** A client whose close also stops its proxy (so no proxy thread outlives the client). */
-    private static final class ProxiedClient implements LockProvider {
-        final MySqlLockProvider provider;
-        final TcpProxy proxy;
-
-        ProxiedClient(MySqlLockProvider provider, TcpProxy proxy) {
-            this.provider = provider;
-            this.proxy = proxy;
-        }
-
-        @Override
-        public DistributedLock lock(String name) {
-            return provider.lock(name);
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return provider.capabilities();
-        }
-
-        @Override
-        public String backend() {
-            return provider.backend();
-        }
-
-        @Override
-        public List<Lease> heldLeases() {
-            return provider.heldLeases();
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return provider.unwrap(type);
-        }
-
-        @Override
-        public void close() {
-            try {
-                provider.close();
-            } finally {
-                proxy.close();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return provider + " via " + proxy.address();
-        }
+        return proxy == null ? p : new ProxiedProvider<>(p, proxy);
     }
 
     private static MySqlLockProvider provider(LockProvider client) {
-        return client instanceof ProxiedClient ? ((ProxiedClient) client).provider : (MySqlLockProvider) client;
+        return client instanceof ProxiedProvider<?> proxied
+                ? (MySqlLockProvider) proxied.provider()
+                : (MySqlLockProvider) client;
     }
 
     MySqlLockProvider newMySqlClient(LockOptions options) {
@@ -186,6 +139,38 @@ final class MySqlTckFixture implements TckFixture {
             proxies.put(p, proxy);
         }
         return p;
+    }
+
+    /** A client through a proxy whose replies arrive {@code delay} late (a small pool: each connection is slow to open). */
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        return SlowReplies.open(List.of(db.host() + ":" + db.port()), delay, through -> {
+            MySqlLockProvider p = MySqlLockProvider.builder()
+                    .jdbcUrl("jdbc:mysql://" + through.get(0) + "/" + db.database() + "?sslMode=DISABLED")
+                    .options(MySqlLockOptions.builder()
+                            .credentials(Credentials.of(
+                                    clientUser(), leastPrivilege ? LeastPrivilegeUser.PASSWORD : db.password()))
+                            .createSchema(true)
+                            .poolSize(4)
+                            .build())
+                    .lockOptions(options)
+                    .build();
+            clients.add(p);
+            return p;
+        });
+    }
+
+    /** Statements the server executed for clients ({@code SHOW GLOBAL STATUS LIKE 'Questions'}). */
+    @Override
+    public long serverRequestCount() {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Questions'")) {
+            rs.next();
+            return rs.getLong(2);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The server connection id of the current holder of {@code lockName} among this fixture's clients. */

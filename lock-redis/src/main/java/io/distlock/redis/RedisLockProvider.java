@@ -36,6 +36,13 @@ import redis.clients.jedis.UnifiedJedis;
  *       on the lock's channel to wake waiters. Releasing a lease that was lost changes nothing.
  *   <li>Renewal: the engine's watchdog extends the TTL with a compare-and-{@code PEXPIRE} script;
  *       a renewal that finds another owner or no key marks the lease lost.
+ *   <li>Lease control ({@link io.distlock.Capabilities.LeaseTiming#SERVER}: the server keeps each
+ *       lock's time): a handle's own lease time ({@link DistributedLock#withLeaseTime}) is the key's
+ *       TTL; {@link Lease#extend} is the same compare-and-{@code PEXPIRE} with the new lease time,
+ *       which later renewals keep; {@link Lease#releaseAfter} sets the TTL to the delay instead of
+ *       deleting the key (owner-only, no hand-off) and tells the waiters, which retry once and then
+ *       sleep until the key expires. A holder that crashes after {@code releaseAfter} still keeps
+ *       the lock for the delay.
  *   <li>Waiting: one subscriber connection per provider (thread {@code
  *       distlock-redis-subscriber-N}) serves every waiting thread of every lock name. A waiter
  *       subscribes to the lock's channel, retries once, then sleeps until a release message, the

@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import static io.distlock.redis.RedisTestAccess.lockKey;
+import static io.distlock.redis.RedisTestAccess.scriptCalls;
 import static io.distlock.redis.RedisTestAccess.subscribedChannels;
 import static io.distlock.redis.RedisTestAccess.tokenKey;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,16 +83,6 @@ class RedisHandOffIT {
         }
     }
 
-    private static long evalshaCalls(Jedis admin) {
-        long n = 0;
-        for (String line : admin.info("commandstats").split("\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                n += Long.parseLong(line.substring(line.indexOf(":calls=") + 7, line.indexOf(',')));
-            }
-        }
-        return n;
-    }
-
     private void assertNothingLeftButCounter() {
         try (Jedis admin = fixture.admin()) {
             assertThat(admin.exists(queueKey())).as("queue key").isFalse();
@@ -108,10 +99,10 @@ class RedisHandOffIT {
         Future<Optional<Lease>> waiter = pool.submit(() -> b.lock(name).tryAcquire(Duration.ofSeconds(20)));
         await().atMost(Duration.ofSeconds(10)).until(() -> queued() == 1);
         try (Jedis admin = fixture.admin()) {
-            long before = evalshaCalls(admin);
+            long before = scriptCalls(admin);
             held.release();
             Lease got = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
-            long calls = evalshaCalls(admin) - before;
+            long calls = scriptCalls(admin) - before;
             // the holder's release script only: the waiter got the lock from it and was told by message
             assertThat(calls).as("script calls from release to acquisition").isEqualTo(1);
             assertThat(got.fencingToken().getAsLong())

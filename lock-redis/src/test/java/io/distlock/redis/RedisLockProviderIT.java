@@ -1,6 +1,7 @@
 package io.distlock.redis;
 
 import static io.distlock.redis.RedisTestAccess.lockKey;
+import static io.distlock.redis.RedisTestAccess.scriptCalls;
 import static io.distlock.redis.RedisTestAccess.subscribedChannels;
 import static io.distlock.redis.RedisTestAccess.tokenKey;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -331,16 +332,6 @@ class RedisLockProviderIT {
                 .filter(Thread::isAlive)
                 .filter(t -> t.getName().startsWith("distlock-redis-"))
                 .count();
-    }
-
-    private static long scriptCalls(Jedis admin) {
-        long n = 0;
-        for (String line : admin.info("commandstats").split("\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                n += Long.parseLong(line.substring(line.indexOf(":calls=") + 7, line.indexOf(',')));
-            }
-        }
-        return n;
     }
 
     @Test

@@ -5,9 +5,12 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.core.RedisKeys;
 import io.distlock.tck.TckFixture;
+import io.distlock.tck.UnsupportedHookException;
+import io.distlock.testing.faults.SlowReplies;
 import io.distlock.testing.servers.RedisCluster;
 import io.distlock.testing.servers.RedisSentinelSetup;
 import io.distlock.testing.servers.RedisServer;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -37,6 +40,8 @@ final class RedisTckFixture implements TckFixture {
     private final List<RedisServer> allNodes; // what stopServer stops (masters and replicas)
     private final AutoCloseable resources;
     private final BiFunction<RedisLockOptions, LockOptions, RedisLockProvider> opener;
+    /** How the standalone fixture adjusts the options of every provider (identity for the others). */
+    private UnaryOperator<RedisLockOptions> adjust = UnaryOperator.identity();
 
     private RedisTckFixture(
             String kind,
@@ -66,7 +71,7 @@ final class RedisTckFixture implements TckFixture {
 
     private static RedisTckFixture standalone(UnaryOperator<RedisLockOptions> adjust) {
         RedisServer s = RedisServer.start();
-        return new RedisTckFixture(
+        RedisTckFixture f = new RedisTckFixture(
                 "standalone",
                 null,
                 s,
@@ -78,6 +83,8 @@ final class RedisTckFixture implements TckFixture {
                         .options(adjust.apply(o))
                         .lockOptions(lo)
                         .build());
+        f.adjust = adjust;
+        return f;
     }
 
     /** Master and replica with {@link #PASSWORD}, watched by three Sentinels. */
@@ -175,6 +182,44 @@ final class RedisTckFixture implements TckFixture {
                 options);
     }
 
+    /**
+     * A standalone client through a proxy whose replies arrive {@code delay} late. Sentinel and Cluster
+     * clients learn the servers' own addresses (from Sentinel, from the cluster's slot map) and would
+     * bypass a proxy, so the hook is unsupported there.
+     */
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        if (standalone == null) {
+            throw new UnsupportedHookException(
+                    "newClientWithReplyDelay",
+                    "a " + kind + " client learns the servers' own addresses and would bypass a proxy");
+        }
+        return SlowReplies.open(List.of(standalone.host() + ":" + standalone.port()), delay, through -> {
+            int colon = through.get(0).lastIndexOf(':');
+            return RedisLockProvider.builder()
+                    .standalone(
+                            through.get(0).substring(0, colon),
+                            Integer.parseInt(through.get(0).substring(colon + 1)))
+                    .options(adjust.apply(RedisLockOptions.builder().poolSize(4).build()))
+                    .lockOptions(options)
+                    .build();
+        });
+    }
+
+    /** Commands the data nodes served to clients ({@link RedisServer#clientCommandCalls()}, summed). */
+    @Override
+    public long serverRequestCount() {
+        long n = 0;
+        for (RedisServer s : dataNodes.get()) {
+            try {
+                n += s.clientCommandCalls();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return n;
+    }
+
     @Override
     public void expireLease(String lockName) {
         String key = KEYS.lockKey(lockName);
@@ -185,6 +230,21 @@ final class RedisTckFixture implements TckFixture {
                 // Cluster: the key lives on another master
             }
         }
+    }
+
+    /** The error replies every data node has sent ({@code INFO errorstats}), one {@code errorstat_…} line each. */
+    List<String> errorStats() {
+        List<String> lines = new java.util.ArrayList<>();
+        for (RedisServer n : dataNodes.get()) {
+            try (Jedis j = admin(n)) {
+                for (String line : j.info("errorstats").split("\n")) {
+                    if (line.startsWith("errorstat_")) {
+                        lines.add(n.port() + ": " + line.trim());
+                    }
+                }
+            }
+        }
+        return lines;
     }
 
     @Override

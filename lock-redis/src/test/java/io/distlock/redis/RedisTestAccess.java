@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.LockProvider;
 import io.distlock.redis.internal.RedisInternals;
+import redis.clients.jedis.Jedis;
 
 /** What the tests read from a provider, through {@code unwrap(RedisInternals.class)}. */
 final class RedisTestAccess {
@@ -24,5 +25,16 @@ final class RedisTestAccess {
     /** Number of lock channels the provider's subscriber listens to. */
     static int subscribedChannels(LockProvider p) {
         return internals(p).subscribedChannels();
+    }
+
+    /** Script calls ({@code EVALSHA} and {@code EVAL}) the server behind {@code admin} has run ({@code INFO commandstats}). */
+    static long scriptCalls(Jedis admin) {
+        long n = 0;
+        for (String line : admin.info("commandstats").split("\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                n += Long.parseLong(line.substring(line.indexOf(":calls=") + 7, line.indexOf(',')));
+            }
+        }
+        return n;
     }
 }

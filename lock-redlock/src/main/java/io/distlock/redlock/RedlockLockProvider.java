@@ -56,19 +56,29 @@ import java.util.Optional;
  *       compare-and-{@code PEXPIRE} on every node; it succeeds only if a majority extended within
  *       the remaining validity. Total hold time can be capped with {@link
  *       LockOptions#maxHoldTime()}.
- *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}): the provider
- *       subscribes to the lock's release channel on <em>every</em> node (lock-redis's pub/sub
- *       subscriber, one connection and thread {@code distlock-redis-subscriber-N} per node, started
- *       on first use; one subscription per node and lock name, whatever the number of waiters). The
- *       first release message from any node wakes one waiter of the provider (the longest waiting
- *       one); further messages of the same release wake nobody else. A woken waiter asks one
- *       leader node first (chosen by the lock name's hash, passed over for a second after it failed)
- *       and the other nodes only if the leader granted, so waiters of many providers woken by the
- *       same release find out on one node who won instead of splitting the votes of all nodes. A
- *       wait is bounded by the shortest TTL a refusing node reported for the holder's key. Fallback
- *       while fewer than a majority of subscriptions are confirmed, or when no node reported a TTL:
- *       a random delay between a quarter of and {@link RedlockLockOptions#maxRetryDelay()}. After a
- *       split vote it retries after a random delay of up to a quarter of that.
+ *   <li>Lease control ({@link Capabilities.LeaseTiming#SERVER}: every node expires the lock at its
+ *       own time to live). A handle's lease time ({@link DistributedLock#withLeaseTime}) is the time
+ *       to live round 1 sets; {@link Lease#extend} is the renewal's round with another
+ *       time to live, extended only if a majority set it within the remaining validity, the new
+ *       validity counted from before the round; {@link Lease#releaseAfter} sets the
+ *       delay as time to live on every node instead of deleting. A lease time of at most twice
+ *       {@link RedlockLockOptions#nodeTimeout()}, for a handle or an extension, is rejected with an
+ *       {@link IllegalArgumentException} naming the shortest one this provider can hold.
+ *   <li>Waiting is notification ({@link Capabilities.WakeUp#NOTIFICATION}), one provider per
+ *       release: every node keeps a wake-up queue per lock, in which a provider with waiters of the
+ *       lock is one member with its own wake channel (lock-redis-core's pub/sub subscriber, one
+ *       connection and thread {@code distlock-redis-subscriber-N} per node, started on first use;
+ *       one subscription per node and lock name, whatever the number of waiters). From its second
+ *       try on, a waiter's round 1 queues the member on every node that refuses it; a release wakes
+ *       only the first live member queued on each node it deleted from, and in that provider one
+ *       waiter (the longest waiting one), which acquires like any contender: round 1 on every node,
+ *       the fencing round where needed. The queue orders wake-ups and nothing else (not FIFO: a
+ *       contender that did not wait may take the lock first). A wait is bounded by the shortest
+ *       TTL a refusing node reported for the holder's key. Fallback while fewer than a majority of
+ *       subscriptions are confirmed, or when no node reported a TTL: a random delay between a
+ *       quarter of and {@link RedlockLockOptions#maxRetryDelay()}. After a split vote it retries
+ *       after a random delay of up to a quarter of that, asking one leader node first (chosen by
+ *       the lock name's hash) and the other nodes only if the leader granted.
  *   <li>Failures: if so many nodes fail or time out that a majority is impossible, the attempt
  *       throws {@link io.distlock.BackendUnavailableException} naming the unreachable nodes.
  * </ul>

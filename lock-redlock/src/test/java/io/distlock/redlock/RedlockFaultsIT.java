@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +85,14 @@ class RedlockFaultsIT {
                     .isInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining("a majority of 3 is needed")
                     .satisfies(e -> {
+                        // the live nodes granted or were still pending when a majority became
+                        // impossible; nobody refused
+                        Matcher tally = Pattern.compile(
+                                        "(\\d) of 5 Redlock nodes granted, 0 refused and (\\d) did not answer")
+                                .matcher(e.getMessage());
+                        assertThat(tally.find()).as(e.getMessage()).isTrue();
+                        assertThat(Integer.parseInt(tally.group(1)) + Integer.parseInt(tally.group(2)))
+                                .isEqualTo(5);
                         // the unreachable list ends where nodes still pending (alive) are listed
                         String unreachable =
                                 e.getMessage().split("unreachable: ")[1].split(";")[0];
@@ -267,8 +277,8 @@ class RedlockFaultsIT {
                     },
                     "redlock-faults-it-waiter");
             waiting.start();
-            // the waiter has subscribed on a node that refused it
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(nodes) > 0);
+            // the waiter has subscribed and is queued on the nodes that refused it
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(nodes) == 5 && queued(nodes, "wake") == 5);
             long releasedAt = System.nanoTime();
             assertThat(held.release()).isTrue();
             Lease next = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
@@ -277,13 +287,23 @@ class RedlockFaultsIT {
         }
     }
 
+    /** Wake channels subscribed, summed over the nodes. */
     private static int subscribers(RedisServers nodes) {
         int n = 0;
         for (RedisServer s : nodes.servers()) {
             try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis(s.host(), s.port())) {
-                n += (int) j.pubsubChannels("distlock-redlock:*").stream()
-                        .filter(c -> c.endsWith(":released"))
-                        .count();
+                n += j.pubsubChannels("distlock-redlock:*:released:*").size();
+            }
+        }
+        return n;
+    }
+
+    /** Members of lock {@code name}'s wake-up queue, summed over the nodes. */
+    private static long queued(RedisServers nodes, String name) {
+        long n = 0;
+        for (RedisServer s : nodes.servers()) {
+            try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis(s.host(), s.port())) {
+                n += j.zcard("distlock-redlock:{" + name + "}:queue");
             }
         }
         return n;

@@ -50,7 +50,8 @@ class RedlockSecurityIT {
      * SETUSER locks reset on >password}, exactly as documented in README.md.
      */
     static final String ACL_RULE = "~distlock-redlock:* &distlock-redlock:* -@all +evalsha +eval +script|load +ping "
-            + "+subscribe +unsubscribe +client|setname +get +set +del +pttl +pexpire +publish +time";
+            + "+subscribe +unsubscribe +client|setname +get +set +del +pttl +pexpire +publish +time +exists +zrange"
+            + " +zadd +zrem +zscore +hget +hset +hdel";
 
     private static final String DENIED = "(?s).*(NOPERM|user executing the script can't (run this command|access)).*";
 

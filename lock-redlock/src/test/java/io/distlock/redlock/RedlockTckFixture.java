@@ -5,6 +5,7 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.redis.core.RedisKeys;
 import io.distlock.tck.TckFixture;
+import io.distlock.testing.faults.SlowReplies;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
 import java.time.Duration;
@@ -88,6 +89,36 @@ final class RedlockTckFixture implements TckFixture {
     @Override
     public LockProvider newClientWithWrongCredentials(LockOptions options) {
         return open(options(Credentials.password("wrong-" + PASSWORD)), options);
+    }
+
+    /** A client that reaches every node through its own proxy whose replies arrive {@code delay} late. */
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        return SlowReplies.open(
+                addresses(),
+                delay,
+                through -> RedlockLockProvider.builder()
+                        .nodes(through)
+                        .options(options(Credentials.password(PASSWORD))
+                                .mutate()
+                                .nodeTimeout(NODE_TIMEOUT.plus(delay))
+                                .build())
+                        .lockOptions(options)
+                        .build());
+    }
+
+    /** Commands the data nodes served to clients ({@link RedisServer#clientCommandCalls()}, summed). */
+    @Override
+    public long serverRequestCount() {
+        long n = 0;
+        for (RedisServer s : nodes.servers()) {
+            try {
+                n += s.clientCommandCalls();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return n;
     }
 
     @Override

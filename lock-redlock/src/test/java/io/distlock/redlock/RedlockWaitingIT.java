@@ -23,8 +23,9 @@ import redis.clients.jedis.Jedis;
 
 /**
  * Waiting and releasing under load, on five real redis-server processes: waiters are woken by the
- * release message of any node, one waiter per release (no herd), and a release is confirmed while
- * the provider's I/O threads are busy with other acquisitions.
+ * wake message of any node, one waiter of one provider per release (no herd within a provider or
+ * across providers), and a release is confirmed while the provider's I/O threads are busy with other
+ * acquisitions.
  */
 class RedlockWaitingIT {
 
@@ -70,23 +71,70 @@ class RedlockWaitingIT {
         return total;
     }
 
-    private static long subscriptions(RedisServers nodes) {
+    /**
+     * A started thread that waits up to 20 s for lock {@code name} on {@code provider}, runs {@code
+     * acquired} when it holds it and releases it; a failure counts in {@code failures}.
+     */
+    private static Thread waiter(
+            RedlockLockProvider provider,
+            String name,
+            int i,
+            AtomicInteger failures,
+            CountDownLatch done,
+            Runnable acquired) {
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        Optional<Lease> l = provider.lock(name).tryAcquire(Duration.ofSeconds(20));
+                        if (l.isEmpty()) {
+                            failures.incrementAndGet();
+                            return;
+                        }
+                        acquired.run();
+                        l.get().release();
+                    } catch (InterruptedException | RuntimeException e) {
+                        failures.incrementAndGet();
+                    } finally {
+                        done.countDown();
+                    }
+                },
+                "redlock-waiting-it-" + i);
+        t.start();
+        return t;
+    }
+
+    /** Subscriptions to the wake channels of lock {@code name} (one per provider), summed over the nodes. */
+    private static long subscriptions(RedisServers nodes, String name) {
         long n = 0;
         for (RedisServer s : nodes.servers()) {
             try (Jedis j = new Jedis(s.host(), s.port())) {
-                n += j.pubsubNumSub("distlock-redlock:{handoff}:released").values().stream()
-                        .mapToLong(Long::longValue)
-                        .sum();
+                List<String> channels = j.pubsubChannels("distlock-redlock:{" + name + "}:released:*");
+                if (!channels.isEmpty()) {
+                    n += j.pubsubNumSub(channels.toArray(new String[0])).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum();
+                }
             }
         }
         return n;
     }
 
+    /** Members of lock {@code name}'s wake-up queue on each node. */
+    private static List<Long> queued(RedisServers nodes, String name) {
+        List<Long> out = new ArrayList<>();
+        for (RedisServer s : nodes.servers()) {
+            try (Jedis j = new Jedis(s.host(), s.port())) {
+                out.add(j.zcard("distlock-redlock:{" + name + "}:queue"));
+            }
+        }
+        return out;
+    }
+
     /**
      * Ten waiters of one provider: each release wakes one of them, which takes the lock with one
-     * probe of the leader node and two rounds; the others stay asleep. Counted on the servers: the
-     * scripts per hand-off stay far below what ten woken waiters would send (ten rounds on five
-     * nodes), and the provider holds one subscription per node, not one per waiter.
+     * round; the others stay asleep. Counted on the servers: the scripts per hand-off stay far below
+     * what ten woken waiters would send (ten rounds on five nodes), and the provider holds one
+     * subscription per node, not one per waiter.
      */
     @Test
     void waiters_manyInOneProvider_eachReleaseWakesOneAndHandsOffFast() throws Exception {
@@ -101,29 +149,13 @@ class RedlockWaitingIT {
             CountDownLatch done = new CountDownLatch(waiters);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < waiters; i++) {
-                Thread t = new Thread(
-                        () -> {
-                            try {
-                                Optional<Lease> l = many.lock("handoff").tryAcquire(Duration.ofSeconds(20));
-                                if (l.isEmpty()) {
-                                    failures.incrementAndGet();
-                                    return;
-                                }
-                                handoffNanos.add(System.nanoTime() - releasedAt.get());
-                                releasedAt.set(System.nanoTime());
-                                l.get().release();
-                            } catch (InterruptedException | RuntimeException e) {
-                                failures.incrementAndGet();
-                            } finally {
-                                done.countDown();
-                            }
-                        },
-                        "redlock-waiting-it-" + i);
-                threads.add(t);
-                t.start();
+                threads.add(waiter(many, "handoff", i, failures, done, () -> {
+                    handoffNanos.add(System.nanoTime() - releasedAt.get());
+                    releasedAt.set(System.nanoTime());
+                }));
             }
             // every waiter has tried, subscribed and gone to sleep: one subscription per node
-            await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions(nodes) == 5);
+            await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions(nodes, "handoff") == 5);
             long scriptsBefore = evalshaCalls(nodes);
             releasedAt.set(System.nanoTime());
             assertThat(first.release()).isTrue();
@@ -139,12 +171,67 @@ class RedlockWaitingIT {
             assertThat(millis.get(millis.size() / 2))
                     .as("median hand-off ms %s", millis)
                     .isLessThan(300);
-            // one hand-off at best: probe 1 + round 1 on 4 + raise 5 + release 5 = 15 scripts; ten
-            // waiters woken at once would send at least 10 x 5 per release
+            // one hand-off: round 1 on 5 + release on 5 = 10 scripts (a raise where counters are
+            // apart); ten waiters woken at once would send at least 10 x 5 per release
             assertThat(scripts / waiters)
                     .as("scripts per hand-off (%d in all)", scripts)
                     .isLessThan(30);
             threads.forEach(t -> assertThat(t.isAlive()).isFalse());
+        }
+    }
+
+    /**
+     * Ten providers with one waiter each, queued on every node: each release wakes the first
+     * provider in line only (its wake channel), which takes the lock with one round, while the other
+     * nine stay asleep. Counted on the servers: about ten scripts per hand-off (round 1 and release
+     * on five nodes) where waking every provider would send at least one script per provider; the
+     * hand-offs go in queue order; the queue is empty at the end.
+     */
+    @Test
+    void waiters_oneInEachOfManyProviders_eachReleaseWakesOneProviderInQueueOrder() throws Exception {
+        int waiters = 10;
+        String name = "handoff-providers";
+        List<RedlockLockProvider> providers = new ArrayList<>();
+        try (RedisServers nodes = RedisServers.independentMasters(5);
+                RedlockLockProvider holder = slowPolling(addresses(nodes))) {
+            Lease first = holder.lock(name).tryAcquire().orElseThrow();
+            ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
+            AtomicInteger failures = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(waiters);
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                RedlockLockProvider p = slowPolling(addresses(nodes));
+                providers.add(p);
+                // warm connections, so that its queued try reaches every node in time
+                assertThat(p.lock("warm-up")
+                                .tryAcquire(Duration.ofSeconds(5))
+                                .orElseThrow()
+                                .release())
+                        .isTrue();
+                int id = i;
+                threads.add(waiter(p, name, i, failures, done, () -> order.add(id)));
+                // queued one after the other: provider i is i-th in line on every node
+                int queuedSoFar = i + 1;
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(queued(nodes, name))
+                                .as("members queued on each node")
+                                .containsOnly((long) queuedSoFar));
+            }
+            assertThat(subscriptions(nodes, name)).isEqualTo(5L * waiters);
+            long scriptsBefore = evalshaCalls(nodes);
+            assertThat(first.release()).isTrue();
+            assertThat(done.await(30, TimeUnit.SECONDS)).as("all waiters done").isTrue();
+            long scripts = evalshaCalls(nodes) - scriptsBefore;
+            assertThat(failures).hasValue(0);
+            assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+            assertThat(scripts / waiters)
+                    .as("scripts per hand-off (%d in all)", scripts)
+                    .isLessThanOrEqualTo(12);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> queued(nodes, name).stream().allMatch(q -> q == 0));
+            threads.forEach(t -> assertThat(t.isAlive()).isFalse());
+        } finally {
+            providers.forEach(RedlockLockProvider::close);
         }
     }
 

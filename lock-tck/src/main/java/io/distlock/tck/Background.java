@@ -11,6 +11,14 @@ record Background<T>(Thread thread, CompletableFuture<T> result) {
 
     /** The result, or the task's own exception, within {@code bound}. */
     T get(Duration bound) throws Exception {
+        return get(bound, "");
+    }
+
+    /**
+     * The result, or the task's own exception, within {@code bound}; {@code what} (the rule id and
+     * the task) starts the message if it does not finish in time.
+     */
+    T get(Duration bound, String what) throws Exception {
         try {
             return result.get(bound.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -20,8 +28,8 @@ record Background<T>(Thread thread, CompletableFuture<T> result) {
             throw e;
         } catch (TimeoutException e) {
             throw new AssertionError(
-                    "task on thread " + thread.getName() + " did not finish within " + bound + " (state "
-                            + thread.getState() + ")",
+                    (what.isEmpty() ? "" : what + ": ") + "task on thread " + thread.getName()
+                            + " did not finish within " + bound + " (state " + thread.getState() + ")",
                     e);
         }
     }

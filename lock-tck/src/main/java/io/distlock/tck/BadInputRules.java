@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LockNames;
 import io.distlock.LockProvider;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -315,6 +316,68 @@ public interface BadInputRules extends RuleGroup {
                     .as("%s: release of %s", rule, printable(lease.lockName()))
                     .isTrue();
         }
+    }
+
+    /**
+     * TCK-4.7: long names that differ only in their last character are different locks: for
+     * characters of 1, 2, 3 and 4 UTF-8 bytes, two names of exactly 256 bytes (the limit) — and, for
+     * ASCII, two of 192 bytes — that share everything but the last character are held at once by two
+     * clients, and a third client can acquire neither.
+     *
+     * <p>If this fails, check that no layer cuts a name to a column or key size (a {@code
+     * VARCHAR(191)} under a utf8mb4 index limit, a key length cap, a path component limit): key,
+     * column and path sizes must hold a full 256-byte name, encoded.
+     */
+    @Test
+    @DisplayName("TCK-4.7 long names that differ only in their last character are different locks")
+    default void tck_4_7_lock_longNamesDifferingAtTheEnd_areDifferentLocks() {
+        TckSupport tck = support();
+        LockProvider a = tck.client();
+        LockProvider b = tck.client();
+        LockProvider c = tck.client();
+        String p = "l"
+                + HexFormat.of().toHexDigits((short) ThreadLocalRandom.current().nextInt()) + "-";
+        List<String[]> pairs = new ArrayList<>();
+        String[][] ends = {{"x", "y"}, {"\u00e9", "\u00e8"}, {"\u20ac", "\u20a4"}, {"\uD83D\uDD12", "\uD83D\uDD13"}};
+        for (String[] end : ends) {
+            String body = longBody(p, end[0], LockNames.MAX_UTF8_BYTES - utf8(end[0]));
+            pairs.add(new String[] {body + end[0], body + end[1]});
+        }
+        String shorter = longBody(p + "s", "x", 191);
+        pairs.add(new String[] {shorter + "x", shorter + "y"});
+        for (String[] pair : pairs) {
+            Lease first = present(a.lock(pair[0]).tryAcquire(), "TCK-4.7: tryAcquire(" + printable(pair[0]) + ")");
+            Lease second = present(
+                    b.lock(pair[1]).tryAcquire(),
+                    "TCK-4.7: another client's tryAcquire(" + printable(pair[1]) + ") while "
+                            + printable(pair[0]) + " (" + utf8(pair[0])
+                            + " bytes, the same but for the last character) is held: the names collide");
+            assertThat(second.lockName()).isEqualTo(pair[1]);
+            assertThat(c.lock(pair[0]).tryAcquire())
+                    .as("TCK-4.7: a third client acquired held lock %s", printable(pair[0]))
+                    .isEmpty();
+            assertThat(c.lock(pair[1]).tryAcquire())
+                    .as("TCK-4.7: a third client acquired held lock %s", printable(pair[1]))
+                    .isEmpty();
+            assertThat(first.release()).isTrue();
+            assertThat(second.release()).isTrue();
+        }
+    }
+
+    /** {@code prefix} padded with {@code unit} (then ASCII {@code z}) to exactly {@code bytes} UTF-8 bytes. */
+    private static String longBody(String prefix, String unit, int bytes) {
+        StringBuilder sb = new StringBuilder(prefix);
+        while (utf8(sb.toString()) + utf8(unit) <= bytes) {
+            sb.append(unit);
+        }
+        while (utf8(sb.toString()) < bytes) {
+            sb.append('z');
+        }
+        return sb.toString();
+    }
+
+    private static int utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** Valid names that are special somewhere (TCK-4.2), with a prefix unique to the call. */

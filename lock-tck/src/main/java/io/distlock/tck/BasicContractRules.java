@@ -251,4 +251,52 @@ public interface BasicContractRules extends RuleGroup {
         assertThat(outer.release()).as("TCK-1.7: release of the outer lease").isTrue();
         present(b.lock(name).tryAcquire(), "TCK-1.7: tryAcquire after the outer release");
     }
+
+    /**
+     * TCK-1.8: a lease's validity is counted from before the request that acquired (or extended) it,
+     * never from the reply: on a client whose replies arrive {@link TckSupport#REPLY_DELAY} late
+     * ({@code fixture.newClientWithReplyDelay}), the remaining validity right after {@code
+     * tryAcquire()} is at most the lease time, less the safety margin, less the delay; the same after
+     * an {@code extend} that took at least the delay (an extension kept by the client alone sends no
+     * request and is not bound). This is the safety rule of every lease-based lock: the server may
+     * have started the lease's time to live as soon as it received the request. Needs the hook.
+     *
+     * <p>If this fails, check where the driver reads the ticker for {@code ctx.validUntil(t)}: {@code
+     * t} must be read before the request is sent (acquisition, renewal, extension), not when the
+     * reply has arrived, and a session backend must count from the keepalive request, not its reply.
+     */
+    @Test
+    @DisplayName("TCK-1.8 validity is counted from before the request, not from the reply")
+    default void tck_1_8_validity_slowReply_countedFromBeforeTheRequest() {
+        TckSupport tck = support();
+        Duration delay = TckSupport.REPLY_DELAY;
+        LockOptions options = LockOptions.builder().autoRenew(false).build();
+        LockProvider slow = tck.replyDelayClient(options, delay);
+        String name = tck.name("slow-reply");
+        Lease lease = present(slow.lock(name).tryAcquire(), "TCK-1.8: tryAcquire() with replies " + delay + " late");
+        Duration remaining = lease.remainingValidity();
+        Duration bound = options.leaseTime().minus(options.safetyMargin()).minus(delay);
+        assertThat(remaining)
+                .as(
+                        "TCK-1.8: remaining validity right after an acquisition whose reply came %s late (lease %s,"
+                                + " safety margin %s): counted from the reply, not from before the request",
+                        delay, options.leaseTime(), options.safetyMargin())
+                .isLessThanOrEqualTo(bound);
+        Duration extension = options.leaseTime().dividedBy(2);
+        long t0 = System.nanoTime();
+        lease.extend(extension);
+        Duration took = since(t0);
+        Duration extended = lease.remainingValidity();
+        Duration margin = Duration.ofNanos((long) (extension.toNanos() * options.clockDriftFactor()))
+                .plus(options.minimumSafetyMargin());
+        if (took.compareTo(delay) >= 0) {
+            assertThat(extended)
+                    .as(
+                            "TCK-1.8: remaining validity right after extend(%s), whose reply came %s late (safety"
+                                    + " margin %s): counted from the reply, not from before the request",
+                            extension, delay, margin)
+                    .isLessThanOrEqualTo(extension.minus(margin).minus(delay));
+        }
+        assertThat(lease.release()).as("TCK-1.8: release()").isTrue();
+    }
 }

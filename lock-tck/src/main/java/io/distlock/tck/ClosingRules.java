@@ -13,8 +13,10 @@ import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockProvider;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -164,5 +166,69 @@ public interface ClosingRules extends RuleGroup {
                 .atMost(Duration.ofSeconds(5))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> tck.fixture().serverConnectionCount() <= before);
+    }
+
+    /**
+     * TCK-3.6: every thread a client started is gone after it is closed, whatever its name (TCK-3.4
+     * looks at {@code distlock-*} threads only). A first round of two clients (renewal, a waiter, a
+     * hand-off, close) lets client libraries start what they start once per JVM; then the JVM's
+     * threads are listed, a second round runs, and within 5 s of its close no thread is left that
+     * was not there before — except the JVM's shared pools ({@code ForkJoinPool.commonPool}, the
+     * process reaper), the TCK's own ({@code tck-*}, Awaitility's) and those the fixture names as
+     * shared by its client library ({@code fixture.isSharedThread}).
+     *
+     * <p>If this fails, check {@code close()} of the driver and of everything it created: executors,
+     * event loops, schedulers, subscriber and keepalive threads, connection pools' housekeepers —
+     * shut down and joined, whatever they are called; see the thread names in the message.
+     */
+    @Test
+    @DisplayName("TCK-3.6 no thread of any name is left after close")
+    default void tck_3_6_close_leavesNoThreadOfAnyName() throws Exception {
+        TckSupport tck = support();
+        threadRound(tck);
+        Set<Thread> before = TckSupport.liveThreads();
+        threadRound(tck);
+        await("TCK-3.6: threads the clients started end after close")
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(POLL)
+                .untilAsserted(() -> {
+                    List<String> left = TckSupport.liveThreads().stream()
+                            .filter(t -> !before.contains(t))
+                            .filter(t -> !jvmOrTckThread(t))
+                            .filter(t -> !tck.fixture().isSharedThread(t))
+                            .map(Thread::getName)
+                            .sorted()
+                            .toList();
+                    assertThat(left)
+                            .as("TCK-3.6: threads still running after the clients were closed")
+                            .isEmpty();
+                });
+    }
+
+    /** Two clients: a renewing holder, a waiter, a hand-off; both closed. */
+    private static void threadRound(TckSupport tck) throws Exception {
+        LockProvider a = tck.shortClient();
+        LockProvider b = tck.client();
+        String name = tck.name("all-threads");
+        Lease held = present(a.lock(name).tryAcquire(), "TCK-3.6: tryAcquire");
+        Background<Optional<Lease>> waiter =
+                tck.background("waiter", () -> b.lock(name).tryAcquire(LONG_WAIT));
+        tck.awaitWaiting(waiter);
+        assertThat(held.release()).isTrue();
+        present(waiter.get(LONG_WAIT), "TCK-3.6: waiter");
+        waiter.thread().join(TimeUnit.SECONDS.toMillis(10));
+        a.close();
+        b.close();
+    }
+
+    /** Threads of the JVM's shared pools and of the TCK itself. */
+    private static boolean jvmOrTckThread(Thread t) {
+        String n = t.getName();
+        return n.startsWith("tck-")
+                || n.startsWith("awaitility")
+                || n.startsWith("ForkJoinPool.commonPool-")
+                || n.equals("process reaper")
+                || n.equals("Common-Cleaner")
+                || n.equals("Attach Listener");
     }
 }

@@ -9,11 +9,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
+import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.tck.history.HistoryChecker;
 import io.distlock.tck.history.HistoryRecorder;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -117,5 +119,68 @@ public interface ExpiryAndRenewalRules extends RuleGroup {
                         !lease.isValid() && lease.lost().toCompletableFuture().isDone());
         tck.acquireEventually(b, name, "TCK-7.3: another client acquires after the lease ran out");
         assertThat(lease.release()).as("TCK-7.3: release() of the lost lease").isFalse();
+    }
+
+    /**
+     * TCK-7.4: a renewal gives the server the whole lease time: a short-lease holder is crashed
+     * ({@code fixture.crashClient}) after two renewals (or, on a backend whose session renews
+     * without the engine, after three renewal intervals plus the slack), and another client acquires within the
+     * lease time plus slack, but not before the crashed holder's last known validity deadline — the
+     * one its latest renewal gave it (history check). TCK-7.1 crashes a holder before its first
+     * renewal. Needs {@code automaticRenewal} and the hook.
+     *
+     * <p>If this fails, check the renew primitive: it must set the server-side time to live to the
+     * full lease time ({@code ctx.leaseTime()}), the same the acquisition set, not a fraction of it or
+     * a fixed value; a session backend's keepalive must keep the session for the lease time.
+     */
+    @Test
+    @DisplayName("TCK-7.4 a holder crashed after renewals keeps the lock until its renewed deadline")
+    default void tck_7_4_holderCrashedAfterRenewals_lockKeptUntilRenewedDeadline() throws InterruptedException {
+        TckSupport tck = support();
+        requireCapability(tck.caps().automaticRenewal(), "automaticRenewal is not declared (no renewal to check)");
+        AtomicInteger renewals = new AtomicInteger();
+        LockOptions options = LockOptions.builder()
+                .leaseTime(tck.shortLease())
+                .observer(TckSupport.countingRenewals(renewals))
+                .build();
+        LockProvider a = tck.open(options);
+        LockProvider b = tck.shortClient();
+        String name = tck.name("crash-renewed");
+        HistoryRecorder history = new HistoryRecorder();
+        Lease old = present(a.lock(name).tryAcquire(), "TCK-7.4: tryAcquire");
+        HistoryRecorder.Hold oldHold = history.acquired("crashed", old);
+        long t0 = System.nanoTime();
+        long interval = (long) (options.leaseTime().toNanos() * options.renewalFraction());
+        // a watchdog reports its second renewal after two intervals; a session that renews without
+        // the engine reports none, and the rule goes on after three intervals plus the slack
+        long noRenewalReported = 3 * interval + tck.slack().toNanos();
+        await("TCK-7.4: two renewals (or three renewal intervals plus slack where the session renews)")
+                .atMost(Duration.ofNanos(noRenewalReported).plus(tck.slack()))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> renewals.get() >= 2 || System.nanoTime() - t0 >= noRenewalReported);
+        assertThat(old.isValid())
+                .as("TCK-7.4: the renewed lease before the crash (%d renewals)", renewals.get())
+                .isTrue();
+        oldHold.valid(old);
+        tck.hook("crashClient", () -> tck.fixture().crashClient(a));
+        long crashedAt = System.nanoTime();
+        Optional<Lease> next =
+                b.lock(name).tryAcquire(tck.shortLease().plus(tck.slack().multipliedBy(3)));
+        Duration took = since(crashedAt);
+        Lease current = present(
+                next,
+                "TCK-7.4: another client's tryAcquire after the renewed holder crashed (lease " + tck.shortLease()
+                        + ")");
+        history.acquired("survivor", current);
+        HistoryChecker.Result result = tck.checker().check(history.events());
+        assertThat(result.ok())
+                .as(
+                        "TCK-7.4: the lock was granted while the holder crashed after %d renewal(s) could still"
+                                + " believe it held it (a renewal gave the server less than the lease time?): %s",
+                        renewals.get(), result)
+                .isTrue();
+        assertThat(took)
+                .as("TCK-7.4: time to acquire after the renewed holder crashed (lease %s)", tck.shortLease())
+                .isLessThanOrEqualTo(tck.shortLease().plus(tck.slack()));
     }
 }

@@ -10,10 +10,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LeaseLostException;
+import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -140,5 +142,59 @@ public interface LossNotificationRules extends RuleGroup {
                     .isGreaterThan(lease.fencingToken().getAsLong());
         }
         assertThat(again.release()).as("TCK-8.3: release() of the new lease").isTrue();
+    }
+
+    /**
+     * TCK-8.4: a renewing holder learns that the server dropped its lease within one renewal
+     * interval plus the slack: with a lease of 6 × slack (a renewal every 2 × slack), right after
+     * a renewal (or, where the session renews without the engine, one renewal interval plus the slack
+     * after the acquisition) {@code fixture.expireLease} drops it, and {@code lost()} completes within the
+     * renewal interval plus the slack — not at the next-but-one renewal or at the validity deadline
+     * (TCK-8.1 allows a whole lease time). Needs {@code automaticRenewal} and the hook.
+     *
+     * <p>If this fails, check how a renewal's answer is read: a server that says the lock is gone
+     * or owned by another client is final ({@code renew()} returns {@code false}: the lease is
+     * lost), never an outage to ride out ({@code BackendUnavailableException}); a connection whose
+     * server-side session or transaction ended with the lock is the same.
+     */
+    @Test
+    @DisplayName("TCK-8.4 a dropped lease is reported lost within one renewal interval")
+    default void tck_8_4_droppedOnServer_lostWithinOneRenewalInterval() {
+        TckSupport tck = support();
+        requireCapability(tck.caps().automaticRenewal(), "automaticRenewal is not declared (no renewal to check)");
+        Duration interval = tck.slack().multipliedBy(2);
+        AtomicInteger renewals = new AtomicInteger();
+        LockOptions options = LockOptions.builder()
+                .leaseTime(interval.multipliedBy(3))
+                .renewalFraction(1.0 / 3.0)
+                .observer(TckSupport.countingRenewals(renewals))
+                .build();
+        LockProvider a = tck.open(options);
+        String name = tck.name("lost-at-renewal");
+        Lease lease = present(a.lock(name).tryAcquire(), "TCK-8.4: tryAcquire");
+        long t0 = System.nanoTime();
+        // a watchdog reports its first renewal after one interval; a session that renews without the
+        // engine reports none, and the rule goes on after an interval plus the slack
+        Duration noRenewalReported = interval.plus(tck.slack());
+        await("TCK-8.4: a first renewal (or one renewal interval plus slack where the session renews)")
+                .atMost(noRenewalReported.plus(tck.slack()))
+                .pollInterval(Duration.ofMillis(2))
+                .until(() -> renewals.get() >= 1 || since(t0).compareTo(noRenewalReported) >= 0);
+        tck.hook("expireLease", () -> tck.fixture().expireLease(name));
+        long expiredAt = System.nanoTime();
+        Duration bound = interval.plus(tck.slack());
+        await("TCK-8.4: lost() completes within a renewal interval (" + interval + ") plus slack after"
+                        + " fixture.expireLease (renewals before: " + renewals.get() + ")")
+                .atMost(bound.plus(tck.slack()))
+                .pollInterval(POLL)
+                .until(() -> lease.lost().toCompletableFuture().isDone());
+        Duration took = since(expiredAt);
+        assertThat(took)
+                .as(
+                        "TCK-8.4: time from fixture.expireLease to lost() (renewal interval %s, lease %s): a refused"
+                                + " renewal taken for an outage?",
+                        interval, options.leaseTime())
+                .isLessThanOrEqualTo(bound);
+        assertThat(lease.isValid()).as("TCK-8.4: isValid() after lost()").isFalse();
     }
 }

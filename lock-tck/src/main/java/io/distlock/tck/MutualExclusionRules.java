@@ -31,8 +31,12 @@ public interface MutualExclusionRules extends RuleGroup {
      * read-modify-write of a shared counter loses no update, and the recorded history has no two
      * overlapping valid holders and increasing tokens.
      *
+     * No attempt may time out: each waits at most 5 s while every hold lasts microseconds, so an
+     * attempt that runs out missed a release.
+     *
      * <p>If this fails, check that each acquisition uses its own owner value (not one per client),
-     * and that the driver is thread-safe.
+     * and that the driver is thread-safe; for a timed-out attempt, the wait path (a release between
+     * a failed try and the wait must wake the waiter, TCK-2.5).
      */
     @Test
     @DisplayName("TCK-5.1 threads of one client never hold the lock together")
@@ -70,6 +74,7 @@ public interface MutualExclusionRules extends RuleGroup {
         AtomicInteger acquisitions = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         long stopAt = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Duration attemptWait = Duration.ofSeconds(5); // every hold lasts microseconds: none may run out
         List<Background<Integer>> workers = new ArrayList<>();
         for (int c = 0; c < providers.size(); c++) {
             LockProvider p = providers.get(c);
@@ -79,8 +84,11 @@ public interface MutualExclusionRules extends RuleGroup {
                     int mine = 0;
                     DistributedLock lock = p.lock(name);
                     for (int i = 0; i < iterations && System.nanoTime() - stopAt < 0; i++) {
-                        Optional<Lease> l = lock.tryAcquire(Duration.ofSeconds(5));
+                        Optional<Lease> l = lock.tryAcquire(attemptWait);
                         if (l.isEmpty()) {
+                            errors.add(new AssertionError(rule + ": tryAcquire(" + attemptWait + ") by " + id
+                                    + " timed out although every hold lasts microseconds (a lost wake-up: a"
+                                    + " release the waiter did not notice)"));
                             continue;
                         }
                         Lease lease = l.get();

@@ -8,8 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Capabilities;
 import io.distlock.Lease;
 import io.distlock.LockProvider;
+import io.distlock.tck.history.HistoryChecker;
+import io.distlock.tck.history.HistoryRecorder;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -106,5 +109,99 @@ public interface ServerUnavailableRules extends RuleGroup {
         } finally {
             tck.hook("startServer", () -> tck.fixture().startServer());
         }
+    }
+
+    /**
+     * TCK-10.3: a server restart ({@code fixture.stopServer()}, then {@code startServer()}) while a
+     * renewing short lease is held does what {@code failover} and {@code
+     * fencingSurvivesServerRestart} declare, both ways. After the restart another client tries for a
+     * short lease plus the slack (the holder releases if it still holds the lock then) until it
+     * acquires.
+     *
+     * <ul>
+     *   <li>{@code failover} other than {@code MAY_GRANT_TWICE} ({@code NOT_APPLICABLE}, {@code
+     *       HELD_LOCKS_SURVIVE}, {@code HELD_LOCKS_LOST}): the lock is never granted to the other
+     *       client while the holder could still believe it held it (history check across the
+     *       restart). {@code MAY_GRANT_TWICE} makes no such claim: only fencing protects then.
+     *   <li>{@code HELD_LOCKS_LOST}: the holder is told: its {@code lost()} completes.
+     *   <li>{@code fencingSurvivesServerRestart=true} (with fencing): the next holder's token is larger
+     *       than the token from before the restart. {@code false}: the counter may start again,
+     *       nothing to prove.
+     * </ul>
+     *
+     * Needs the hooks.
+     *
+     * <p>If this fails, check the declarations against what the server keeps across a restart: a
+     * server without persistence (or an asynchronous replica taking over) may forget held locks and
+     * counters — declare {@code MAY_GRANT_TWICE} and {@code fencingSurvivesServerRestart=false}; a
+     * backend that keeps them must not let a client hold a lease the restarted server no longer knows.
+     */
+    @Test
+    @DisplayName("TCK-10.3 a server restart does what failover and fencingSurvivesServerRestart declare")
+    default void tck_10_3_serverRestart_failoverAndFencingAsDeclared() {
+        TckSupport tck = support();
+        Capabilities caps = tck.caps();
+        LockProvider a = tck.shortClient();
+        LockProvider b = tck.shortClient();
+        String name = tck.name("restart");
+        HistoryRecorder history = new HistoryRecorder();
+        Lease held = present(a.lock(name).tryAcquire(), "TCK-10.3: tryAcquire before the restart");
+        HistoryRecorder.Hold hold = history.acquired("before-restart", held);
+        held.lost().whenComplete((lost, cancelled) -> hold.lost());
+        hold.valid(held);
+        tck.hook("stopServer", () -> tck.fixture().stopServer());
+        tck.hook("startServer", () -> tck.fixture().startServer());
+        long startedAt = System.nanoTime();
+        AtomicReference<Lease> next = new AtomicReference<>();
+        Duration window = tck.shortLease().plus(tck.slack());
+        await("TCK-10.3: another client tries after the restart")
+                .atMost(window.plus(tck.unavailableBound()).plus(tck.slack()))
+                .pollInterval(POLL)
+                .ignoreException(BackendUnavailableException.class)
+                .until(() -> {
+                    if (held.isValid()) {
+                        hold.valid(held);
+                    }
+                    if (since(startedAt).compareTo(window) >= 0) {
+                        return true;
+                    }
+                    b.lock(name).tryAcquire().ifPresent(next::set);
+                    return next.get() != null;
+                });
+        if (next.get() == null) {
+            if (held.isValid()) {
+                hold.valid(held);
+            }
+            hold.released();
+            held.release();
+            next.set(tck.acquireEventually(b, name, "TCK-10.3: another client acquires after the holder released"));
+        }
+        history.acquired("after-restart", next.get());
+        if (caps.failover() != Capabilities.Failover.MAY_GRANT_TWICE) {
+            HistoryChecker.Result result = HistoryChecker.perLock().check(history.events());
+            assertThat(result.ok())
+                    .as(
+                            "TCK-10.3: failover=%s, but after a server restart the lock was granted to another client"
+                                    + " while the holder could still believe it held it: %s",
+                            caps.failover(), result)
+                    .isTrue();
+        }
+        if (caps.failover() == Capabilities.Failover.HELD_LOCKS_LOST) {
+            await("TCK-10.3: failover=HELD_LOCKS_LOST: the holder is told its lease was lost")
+                    .atMost(tck.slack())
+                    .pollInterval(POLL)
+                    .until(() -> held.lost().toCompletableFuture().isDone());
+        }
+        if (caps.fencing().present() && caps.fencingSurvivesServerRestart()) {
+            assertThat(next.get().fencingToken().getAsLong())
+                    .as(
+                            "TCK-10.3: fencingSurvivesServerRestart=true, but the token after the restart is not"
+                                    + " larger than the token before it (%s)",
+                            tck.describe(held))
+                    .isGreaterThan(held.fencingToken().getAsLong());
+        }
+        assertThat(next.get().release())
+                .as("TCK-10.3: release() after the restart")
+                .isTrue();
     }
 }

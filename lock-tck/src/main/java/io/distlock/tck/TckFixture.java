@@ -4,6 +4,7 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.spi.FaultHooks;
+import java.time.Duration;
 
 /**
  * What a backend gives the TCK: a way to open independent clients, and optional fault hooks.
@@ -104,6 +105,45 @@ public interface TckFixture extends AutoCloseable {
      */
     default int serverConnectionCount() {
         throw new UnsupportedHookException("serverConnectionCount");
+    }
+
+    /**
+     * Opens a client like {@link #newClient(LockOptions)} whose replies from the server arrive {@code
+     * delay} late: every request reaches the server at once, its answer {@code delay} after the
+     * server sent it (a slow network on the way back; a TCP proxy with that latency downstream, as
+     * {@code io.distlock.testing.faults.TcpProxy} offers). TCK-1.8 checks that a lease's validity is
+     * counted from before the request, and TCK-2.5 that a waiter whose "held" reply arrives after the
+     * holder released does not miss the release. Unsupported by default: those rules are then
+     * skipped.
+     *
+     * @param delay how late every reply arrives; the rules use a few hundred milliseconds
+     */
+    default LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        throw new UnsupportedHookException("newClientWithReplyDelay");
+    }
+
+    /**
+     * The number of requests the server has served so far, from the server's own statistics (Redis
+     * {@code INFO commandstats} or {@code total_commands_processed}, ZooKeeper {@code mntr}
+     * {@code zk_packets_received}, etcd's gRPC request metrics, MySQL/PostgreSQL status counters such
+     * as {@code Questions}), summed over the servers a client talks to. Only differences are used,
+     * so requests of the fixture's own admin connections add a constant. TCK-2.6 checks with it
+     * that a backend declaring {@code WakeUp.NOTIFICATION} does not poll. Unsupported by default: the
+     * rule is then skipped.
+     */
+    default long serverRequestCount() {
+        throw new UnsupportedHookException("serverRequestCount");
+    }
+
+    /**
+     * Whether {@code thread} belongs to a pool that a client library shares among all its clients
+     * in the JVM (started once, kept after a client closes by design, as gRPC's {@code
+     * grpc-default-executor} or a driver's static cleanup thread are). TCK-3.6 checks that every
+     * other thread a client started is gone after it is closed, whatever its name. The default: no
+     * thread is shared.
+     */
+    default boolean isSharedThread(Thread thread) {
+        return false;
     }
 
     /** A short description of {@code lease} for failure messages (the default prints its token). */

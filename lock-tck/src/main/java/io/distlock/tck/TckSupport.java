@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.distlock.Capabilities;
 import io.distlock.Lease;
+import io.distlock.LockObserver;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.tck.history.HistoryChecker;
@@ -39,6 +40,11 @@ public final class TckSupport {
     static final Duration LONG_WAIT = Duration.ofSeconds(30);
     /** Poll interval for conditions a rule awaits. */
     static final Duration POLL = Duration.ofMillis(20);
+    /**
+     * How late a reply-delayed client's replies arrive (TCK-1.8, TCK-2.5): far above a loopback round
+     * trip and the default safety margin of a short lease, far below the 30 s default lease.
+     */
+    static final Duration REPLY_DELAY = Duration.ofMillis(300);
 
     private final String run =
             HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
@@ -122,6 +128,29 @@ public final class TckSupport {
     /** Opens a client through the fixture; it is closed after the rule. */
     public LockProvider open(LockOptions options) {
         return closeAfterRule(Objects.requireNonNull(fixture.newClient(options), "fixture.newClient returned null"));
+    }
+
+    /**
+     * A client whose replies arrive {@code delay} late ({@link TckFixture#newClientWithReplyDelay});
+     * closed after the rule; skips the rule if the fixture does not offer it.
+     */
+    LockProvider replyDelayClient(LockOptions options, Duration delay) {
+        return closeAfterRule(Objects.requireNonNull(
+                hookResult("newClientWithReplyDelay", () -> fixture.newClientWithReplyDelay(options, delay)),
+                "fixture.newClientWithReplyDelay returned null"));
+    }
+
+    /**
+     * A client whose replies arrive {@code delay} late if the fixture offers {@link
+     * TckFixture#newClientWithReplyDelay}, else an ordinary one; closed after the rule.
+     */
+    LockProvider replyDelayClientIfOffered(LockOptions options, Duration delay) {
+        try {
+            return closeAfterRule(Objects.requireNonNull(
+                    fixture.newClientWithReplyDelay(options, delay), "fixture.newClientWithReplyDelay returned null"));
+        } catch (UnsupportedHookException e) {
+            return open(options);
+        }
     }
 
     /** Closes {@code client} after the rule (with the clients the rule opened); returns it. */
@@ -280,6 +309,40 @@ public final class TckSupport {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("distlock-") && t.isAlive())
                 .collect(Collectors.toSet());
+    }
+
+    /** An observer that counts the renewals it is told of in {@code renewals}. */
+    static LockObserver countingRenewals(AtomicInteger renewals) {
+        return new LockObserver() {
+            @Override
+            public void renewed(String backend, String lockName) {
+                renewals.incrementAndGet();
+            }
+        };
+    }
+
+    /** Every live thread of the JVM. */
+    static Set<Thread> liveThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * Waits until {@code b}'s thread has been parked (waiting, with or without a timeout) for {@code
+     * steady} without a break seen, so that its attempt has reached the server and it now waits for
+     * a change; fails if that does not happen within the slack plus {@code steady}.
+     */
+    void awaitParked(Background<?> b, Duration steady) {
+        await("the waiter on thread " + b.thread().getName() + " waits")
+                .atMost(slack().plus(steady).plus(steady))
+                .pollInterval(Duration.ofMillis(5))
+                .during(steady)
+                .until(() -> {
+                    Thread.State s = b.thread().getState();
+                    return (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING)
+                            && !b.result().isDone();
+                });
     }
 
     /** Runs {@code task} on its own daemon thread named {@code tck-<what>}, joined after the rule. */

@@ -65,4 +65,76 @@ final class BrokenProviders {
             return new ToyTckFixture(Set.of(ToyDriver.Bug.AUTH_FAILURE_AS_UNAVAILABLE));
         }
     }
+
+    /** The validity deadline is counted from the reply instead of from before the request. */
+    static final class ValidityFromReplyTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.VALIDITY_FROM_REPLY));
+        }
+    }
+
+    /** The first refused renewal is taken for an outage: the lease outlives its loss by a renewal. */
+    static final class RefusedRenewalTakenForOutageTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.REFUSED_RENEWAL_TAKEN_FOR_OUTAGE));
+        }
+    }
+
+    /** Declares notification wake-up, but waiters poll every 100 ms. */
+    static final class PollsWhileDeclaringNotificationTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.POLLS_WHILE_DECLARING_NOTIFICATION));
+        }
+    }
+
+    /** A heartbeat thread not named distlock-* keeps running after close(). */
+    static final class ThreadLeftAfterCloseTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.THREAD_LEFT_AFTER_CLOSE));
+        }
+    }
+
+    /** The server key is the lock name cut to 191 characters. */
+    static final class NameCutTo191CharactersTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.NAME_CUT_TO_191_CHARACTERS));
+        }
+    }
+
+    /** A renewal sets half the lease time on the server. */
+    static final class RenewalSetsShorterTtlTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.RENEWAL_SETS_SHORTER_TTL));
+        }
+    }
+
+    /** Declares fifo without queueing waiters. */
+    static final class FifoDeclaredWithoutQueueTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.FIFO_DECLARED_WITHOUT_QUEUE));
+        }
+    }
+
+    /** A wait does not re-check the lock, so a release just before it is missed. */
+    static final class LostWakeUpTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.LOST_WAKE_UP));
+        }
+    }
+
+    /** Declares tokens that survive a restart, but the counter starts again. */
+    static final class TokensResetOnRestartTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.TOKENS_RESET_ON_RESTART));
+        }
+    }
 }

@@ -47,36 +47,72 @@ class BrokenProvidersTest {
                 Arguments.of(BrokenProviders.ReleaseIgnoresOwnerTck.class, Set.of("TCK-6.1"), Set.of()),
                 Arguments.of(
                         BrokenProviders.NoTtlTck.class,
-                        Set.of("TCK-7.1", "TCK-7.3", "TCK-13.1", "TCK-13.4", "TCK-13.5"),
+                        Set.of("TCK-7.1", "TCK-7.3", "TCK-7.4", "TCK-13.1", "TCK-13.4", "TCK-13.5"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.RenewIgnoresOwnerTck.class,
-                        Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3", "TCK-13.3"),
+                        Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3", "TCK-8.4", "TCK-13.3"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ClientSideTokensTck.class,
-                        Set.of("TCK-5.2", "TCK-7.1", "TCK-9.1", "TCK-9.2", "TCK-9.3", "TCK-13.1"),
+                        Set.of(
+                                "TCK-5.2",
+                                "TCK-7.1",
+                                "TCK-7.4",
+                                "TCK-9.1",
+                                "TCK-9.2",
+                                "TCK-9.3",
+                                "TCK-10.3",
+                                "TCK-13.1"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ValidAfterLostTck.class,
                         Set.of(
+                                "TCK-1.8",
                                 "TCK-3.3",
                                 "TCK-6.2",
                                 "TCK-7.3",
+                                "TCK-7.4",
                                 "TCK-8.1",
                                 "TCK-8.2",
                                 "TCK-8.3",
+                                "TCK-8.4",
                                 "TCK-10.2",
                                 "TCK-11.1",
                                 "TCK-13.1",
                                 "TCK-13.4"),
                         Set.of("TCK-7.1", "TCK-13.3")),
                 Arguments.of(BrokenProviders.FormatCharactersDroppedTck.class, Set.of("TCK-4.6"), Set.of()),
-                Arguments.of(BrokenProviders.AuthFailureAsOutageTck.class, Set.of("TCK-12.1"), Set.of()));
+                Arguments.of(BrokenProviders.AuthFailureAsOutageTck.class, Set.of("TCK-12.1"), Set.of()),
+                Arguments.of(
+                        BrokenProviders.ValidityFromReplyTck.class,
+                        Set.of("TCK-1.8"),
+                        Set.of("TCK-7.1", "TCK-7.4", "TCK-13.1")),
+                Arguments.of(BrokenProviders.RefusedRenewalTakenForOutageTck.class, Set.of("TCK-8.4"), Set.of()),
+                Arguments.of(BrokenProviders.PollsWhileDeclaringNotificationTck.class, Set.of("TCK-2.6"), Set.of()),
+                Arguments.of(BrokenProviders.ThreadLeftAfterCloseTck.class, Set.of("TCK-3.6"), Set.of()),
+                Arguments.of(BrokenProviders.NameCutTo191CharactersTck.class, Set.of("TCK-4.7"), Set.of("TCK-4.6")),
+                Arguments.of(
+                        BrokenProviders.RenewalSetsShorterTtlTck.class,
+                        Set.of("TCK-7.4"),
+                        Set.of("TCK-6.2", "TCK-7.2", "TCK-8.3", "TCK-10.3")),
+                Arguments.of(BrokenProviders.FifoDeclaredWithoutQueueTck.class, Set.of("TCK-2.4"), Set.of()),
+                Arguments.of(BrokenProviders.LostWakeUpTck.class, Set.of("TCK-2.5"), Set.of("TCK-5.1", "TCK-5.2")),
+                Arguments.of(BrokenProviders.TokensResetOnRestartTck.class, Set.of("TCK-10.3"), Set.of()));
+    }
+
+    /**
+     * The broken providers to run: all, or those named (simple class names, comma-separated) by
+     * {@code -Dbroken=LostWakeUpTck,FifoDeclaredWithoutQueueTck}, so that some can be repeated.
+     */
+    static Stream<Arguments> selected() {
+        String only = System.getProperty("broken");
+        Set<String> names = only == null ? Set.of() : Set.of(only.split(","));
+        return brokenProviders().filter(a -> only == null || names.contains(((Class<?>) a.get()[0]).getSimpleName()));
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("brokenProviders")
+    @MethodSource("selected")
     void tck_brokenProvider_failsExactlyTheRulesThatCatchTheBug(
             Class<?> tck, Set<String> expected, Set<String> mayAlsoFail) {
         Map<String, String> failed = new ConcurrentHashMap<>();
@@ -122,11 +158,14 @@ class BrokenProvidersTest {
         failed.forEach((rule, message) -> assertThat(message)
                 .as("failure message of %s names the rule", rule)
                 .contains(rule));
-        assertThat(skipped).as("only hook-less rules are skipped").containsOnlyKeys("TCK-3.5");
+        assertThat(skipped.keySet())
+                .as("only the rules the toy backend has no hook or capability for are skipped: %s", skipped)
+                .contains("TCK-3.5")
+                .isSubsetOf("TCK-3.5", "TCK-2.4");
         assertReported(tck, failed.keySet());
         assertThat(passed.size() + failed.size() + skipped.size())
                 .as("every rule ran")
-                .isGreaterThanOrEqualTo(38);
+                .isGreaterThanOrEqualTo(52);
     }
 
     /** The compatibility report written for the run lists each failed rule as failed. */

@@ -15,7 +15,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /** A driver of {@link ToyLockServer}, correct unless given bugs. */
 final class ToyDriver implements LockDriver {
@@ -35,11 +37,30 @@ final class ToyDriver implements LockDriver {
         /** the server key drops invisible format characters (zero-width, bidi controls): names collide. */
         KEY_DROPS_FORMAT_CHARACTERS,
         /** a refused password is reported as BackendUnavailableException, so it is retried like an outage. */
-        AUTH_FAILURE_AS_UNAVAILABLE
+        AUTH_FAILURE_AS_UNAVAILABLE,
+        /** the validity deadline is counted from the reply, not from before the request. */
+        VALIDITY_FROM_REPLY,
+        /** the first refused renewal is taken for an outage (BackendUnavailableException), not a loss. */
+        REFUSED_RENEWAL_TAKEN_FOR_OUTAGE,
+        /** declares notification wake-up, but a waiter sleeps 100 ms and tries again. */
+        POLLS_WHILE_DECLARING_NOTIFICATION,
+        /** a heartbeat thread (not named distlock-*) keeps running after close(). */
+        THREAD_LEFT_AFTER_CLOSE,
+        /** the server key is the name cut to 191 characters (a VARCHAR(191) column): long names collide. */
+        NAME_CUT_TO_191_CHARACTERS,
+        /** a renewal sets half the lease time on the server, while the client counts the whole. */
+        RENEWAL_SETS_SHORTER_TTL,
+        /** declares fifo, but waiters are not queued: whoever tries first after a release wins. */
+        FIFO_DECLARED_WITHOUT_QUEUE,
+        /** a wait does not re-check the lock: a release between the failed try and the wait is missed. */
+        LOST_WAKE_UP,
+        /** declares fencing tokens that survive a restart, but the server's counter starts again. */
+        TOKENS_RESET_ON_RESTART
     }
 
     static final Capabilities CAPABILITIES = Capabilities.builder()
             .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .fencingSurvivesServerRestart(true)
             .automaticRenewal(true)
             .wakeUp(Capabilities.WakeUp.NOTIFICATION)
             .failover(Capabilities.Failover.NOT_APPLICABLE)
@@ -50,13 +71,41 @@ final class ToyDriver implements LockDriver {
     private final String password;
     private final Set<Bug> bugs;
     private final AtomicLong clientTokens = new AtomicLong();
+    /** How late every reply arrives (a slow network on the way back), in nanoseconds. */
+    private final long replyDelayNanos;
+
+    private final Thread heartbeat;
     private volatile boolean authenticated;
     private volatile boolean closed;
+    private boolean refusalTakenForOutage; // touched only by the watchdog thread
 
-    ToyDriver(ToyLockServer server, String password, Set<Bug> bugs) {
+    ToyDriver(ToyLockServer server, String password, Set<Bug> bugs, Duration replyDelay) {
         this.server = server;
         this.password = password;
         this.bugs = bugs.isEmpty() ? EnumSet.noneOf(Bug.class) : EnumSet.copyOf(bugs);
+        this.replyDelayNanos = replyDelay.toNanos();
+        if (this.bugs.contains(Bug.THREAD_LEFT_AFTER_CLOSE)) {
+            heartbeat = new Thread(
+                    () -> {
+                        while (true) {
+                            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+                        }
+                    },
+                    "toy-heartbeat");
+            heartbeat.setDaemon(true);
+            heartbeat.start();
+        } else {
+            heartbeat = null;
+        }
+    }
+
+    /** The reply arrives {@link #replyDelayNanos} after the server handled the request. */
+    private void reply() {
+        long end = System.nanoTime() + replyDelayNanos;
+        long left;
+        while ((left = end - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     /**
@@ -91,6 +140,9 @@ final class ToyDriver implements LockDriver {
 
     @Override
     public Capabilities capabilities() {
+        if (bugs.contains(Bug.FIFO_DECLARED_WITHOUT_QUEUE)) {
+            return CAPABILITIES.mutate().fifo(true).build();
+        }
         return CAPABILITIES;
     }
 
@@ -110,6 +162,10 @@ final class ToyDriver implements LockDriver {
                 connect(ctx.lockName());
                 long sentAt = ctx.ticker().read();
                 long token = server.tryAcquire(name, owner, ttlNanos, ttl());
+                reply();
+                if (bugs.contains(Bug.VALIDITY_FROM_REPLY)) {
+                    sentAt = ctx.ticker().read();
+                }
                 if (token < 0) {
                     return Optional.empty();
                 }
@@ -121,15 +177,25 @@ final class ToyDriver implements LockDriver {
 
             @Override
             public void awaitChange(long deadlineNanos) throws InterruptedException {
-                if (!closed) {
-                    server.await(name, Deadlines.remaining(ctx.ticker(), deadlineNanos), ttl());
+                if (closed) {
+                    return;
                 }
+                long left = Deadlines.remaining(ctx.ticker(), deadlineNanos);
+                if (bugs.contains(Bug.POLLS_WHILE_DECLARING_NOTIFICATION)) {
+                    TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                    return;
+                }
+                server.await(name, left, ttl(), !bugs.contains(Bug.LOST_WAKE_UP));
+                reply(); // the notification, too, reaches this client late
             }
         };
     }
 
-    /** The server key of {@code lockName} (the name itself, unless the key bug is on). */
+    /** The server key of {@code lockName} (the name itself, unless a key bug is on). */
     String key(String lockName) {
+        if (bugs.contains(Bug.NAME_CUT_TO_191_CHARACTERS) && lockName.length() > 191) {
+            return lockName.substring(0, 191);
+        }
         if (!bugs.contains(Bug.KEY_DROPS_FORMAT_CHARACTERS)) {
             return lockName;
         }
@@ -145,12 +211,15 @@ final class ToyDriver implements LockDriver {
         private final String owner;
         private final long token;
         private volatile long validUntil;
+        /** The time to live renewals set: the attempt's lease time, or the last extension's. */
+        private volatile Duration leaseTime;
 
         Held(AcquireContext ctx, String owner, long token, long validUntil) {
             this.ctx = ctx;
             this.owner = owner;
             this.token = token;
             this.validUntil = validUntil;
+            this.leaseTime = ctx.leaseTime();
         }
 
         @Override
@@ -166,14 +235,22 @@ final class ToyDriver implements LockDriver {
         @Override
         public boolean renew() {
             long sentAt = ctx.ticker().read();
-            boolean ok = server.renew(
-                    key(ctx.lockName()),
-                    owner,
-                    ctx.leaseTime().toNanos(),
-                    !bugs.contains(Bug.RENEW_IGNORES_OWNER),
-                    ttl());
+            Duration lease = leaseTime;
+            long ttlNanos = lease.toNanos();
+            if (bugs.contains(Bug.RENEWAL_SETS_SHORTER_TTL)) {
+                ttlNanos /= 2;
+            }
+            boolean ok =
+                    server.renew(key(ctx.lockName()), owner, ttlNanos, !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+            reply();
+            if (bugs.contains(Bug.VALIDITY_FROM_REPLY)) {
+                sentAt = ctx.ticker().read();
+            }
             if (ok) {
-                validUntil = ctx.validUntil(sentAt);
+                validUntil = ctx.validUntil(sentAt, lease);
+            } else if (bugs.contains(Bug.REFUSED_RENEWAL_TAKEN_FOR_OUTAGE) && !refusalTakenForOutage) {
+                refusalTakenForOutage = true;
+                throw new BackendUnavailableException("toy server did not renew", ctx.lockName(), backend(), null);
             }
             return ok;
         }
@@ -184,7 +261,12 @@ final class ToyDriver implements LockDriver {
             long sentAt = ctx.ticker().read();
             boolean ok = server.renew(
                     key(ctx.lockName()), owner, leaseTime.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+            reply();
+            if (bugs.contains(Bug.VALIDITY_FROM_REPLY)) {
+                sentAt = ctx.ticker().read();
+            }
             if (ok) {
+                this.leaseTime = leaseTime;
                 validUntil = ctx.validUntil(sentAt, leaseTime);
             }
             return ok;
@@ -192,13 +274,17 @@ final class ToyDriver implements LockDriver {
 
         @Override
         public boolean releaseAfter(Duration delay) {
-            return server.renew(
+            boolean ok = server.renew(
                     key(ctx.lockName()), owner, delay.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
+            reply();
+            return ok;
         }
 
         @Override
         public boolean release() {
-            return server.release(key(ctx.lockName()), owner, !bugs.contains(Bug.RELEASE_IGNORES_OWNER), ttl());
+            boolean ok = server.release(key(ctx.lockName()), owner, !bugs.contains(Bug.RELEASE_IGNORES_OWNER), ttl());
+            reply();
+            return ok;
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -29,11 +30,23 @@ final class ToyLockServer {
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
     private final Map<String, Entry> entries = new HashMap<>();
+    private final AtomicLong requests = new AtomicLong();
+    private final boolean tokensResetOnRestart;
     private long lastToken;
     private volatile boolean available = true;
 
-    ToyLockServer(String password) {
+    /**
+     * @param tokensResetOnRestart whether the token counter starts again when the server is started
+     *     after a stop (a server that keeps no data)
+     */
+    ToyLockServer(String password, boolean tokensResetOnRestart) {
         this.password = Objects.requireNonNull(password, "password").getBytes(StandardCharsets.UTF_8);
+        this.tokensResetOnRestart = tokensResetOnRestart;
+    }
+
+    /** Requests served so far (authentication, acquire, renew, release, wait). */
+    long requests() {
+        return requests.get();
     }
 
     /** The handshake of a new connection: throws {@link AccessDenied} unless {@code presented} is right. */
@@ -45,6 +58,14 @@ final class ToyLockServer {
     }
 
     void setAvailable(boolean value) {
+        if (value && !available && tokensResetOnRestart) {
+            mutex.lock();
+            try {
+                lastToken = 0;
+            } finally {
+                mutex.unlock();
+            }
+        }
         available = value;
         if (value) {
             wakeAll();
@@ -52,6 +73,7 @@ final class ToyLockServer {
     }
 
     private void checkAvailable(String name) {
+        requests.incrementAndGet();
         if (!available) {
             throw new BackendUnavailableException("toy server is stopped", name, "toy", null);
         }
@@ -129,15 +151,19 @@ final class ToyLockServer {
         }
     }
 
-    void await(String name, long maxNanos, boolean honourTtl) throws InterruptedException {
+    /**
+     * Waits for a change of {@code name}, at most {@code maxNanos}. With {@code recheck} (correct), it
+     * returns at once if the lock is free already; without, it waits for the next signal even then.
+     */
+    void await(String name, long maxNanos, boolean honourTtl, boolean recheck) throws InterruptedException {
         checkAvailable(name);
         mutex.lock();
         try {
             Entry e = live(name, honourTtl);
-            if (e == null) {
+            if (e == null && recheck) {
                 return;
             }
-            long wait = honourTtl ? Math.min(maxNanos, e.expiresAt - System.nanoTime()) : maxNanos;
+            long wait = honourTtl && e != null ? Math.min(maxNanos, e.expiresAt - System.nanoTime()) : maxNanos;
             if (wait > 0) {
                 changed.await(wait, TimeUnit.NANOSECONDS);
             }

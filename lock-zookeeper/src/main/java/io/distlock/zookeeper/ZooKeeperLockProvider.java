@@ -40,6 +40,16 @@ import org.apache.zookeeper.data.ACL;
  * process that stalls (GC pause, SIGSTOP) past its deadline cannot notice in time — protect the
  * resource with the fencing token.
  *
+ * <p><b>Lease times are kept by the client</b> ({@link Capabilities.LeaseTiming#CLIENT}): a lock
+ * lives as long as the session, whose timeout ({@link ZooKeeperLockOptions#sessionTimeout()},
+ * by default the provider's lease time) is what a crashed holder keeps it for. A lease's own time
+ * — a handle's {@link DistributedLock#withLeaseTime lease time} without {@link
+ * DistributedLock#withAutoRenew renewal}, an {@link Lease#extend extension} — ends the lease on
+ * the client, which then deletes its node; with renewal a lease lasts as long as the session. {@link
+ * Lease#releaseAfter} keeps the node until the delay has passed, then deletes it; if the holder
+ * dies first, the lock is free when its session expires. {@code autoRenew=false} ends every lease
+ * at its lease time ({@link Capabilities#automaticRenewal()} is then {@code false}).
+ *
  * <p><b>Errors.</b> Missing permissions (a {@code NoAuth} from an ACL, which is also what wrong
  * digest credentials get) and a TLS trust that does not accept the servers are {@link
  * io.distlock.LockConfigurationException}s, thrown at once; an unreachable ensemble is a {@link

@@ -6,6 +6,7 @@ import io.distlock.LockProvider;
 import io.distlock.TimeoutOptions;
 import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
+import io.distlock.testing.faults.SlowReplies;
 import io.distlock.testing.faults.TcpProxy;
 import io.distlock.testing.servers.TestServer;
 import io.distlock.testing.servers.ZooKeeperEnsemble;
@@ -297,6 +298,35 @@ final class ZooKeeperFixture implements TckFixture {
         public String toString() {
             return provider + " via proxies";
         }
+    }
+
+    /** A client that reaches every server through its own proxy whose replies arrive {@code delay} late. */
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        return SlowReplies.open(
+                List.of(connectString.split(",")),
+                delay,
+                through -> track(ZooKeeperLockProvider.builder()
+                        .connectString(String.join(",", through))
+                        .options(options().build())
+                        .lockOptions(options)
+                        .build()));
+    }
+
+    /** Packets the servers received ({@code mntr zk_packets_received}, summed over the connect string). */
+    @Override
+    public long serverRequestCount() {
+        long n = 0;
+        for (String server : connectString.split(",")) {
+            int colon = server.lastIndexOf(':');
+            String mntr = fourLetter(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)), "mntr");
+            for (String line : mntr.split("\n")) {
+                if (line.startsWith("zk_packets_received")) {
+                    n += Long.parseLong(line.split("\\s+")[1].trim());
+                }
+            }
+        }
+        return n;
     }
 
     static ZooKeeperLockProvider providerOf(LockProvider client) {

@@ -35,7 +35,7 @@ import java.util.Map;
  *
  * <p>Variants: {@code floor3} (three {@code SELECT 1}s, the round-trip floor); {@code raw3} (the three
  * statements of an acquire + release as the lock sends them, from {@link MySqlDialect}: {@code
- * SELECT … FOR UPDATE SKIP LOCKED} on a connection in a transaction, the token's {@code REPLACE} in
+ * SELECT … FOR UPDATE SKIP LOCKED} on a connection in a transaction, the token statement in
  * autocommit on a second one, {@code COMMIT}; prepared once, plain Connector/J with the provider's
  * settings); {@code raw3_pool} (the same prepared on every use, through HikariCP as the provider
  * does, the token read from the OK packet); {@code ours} (tryAcquire + release through the provider).
@@ -123,7 +123,6 @@ public final class MySqlStageBench {
                 try (ResultSet rs = claim.executeQuery()) {
                     expect(rs.next());
                 }
-                token.setString(1, "probe-raw");
                 token.executeUpdate();
                 lockConn.commit();
             });
@@ -135,7 +134,6 @@ public final class MySqlStageBench {
                     }
                 }
                 try (PreparedStatement ps = pooledToken.prepareStatement(TOKEN_SQL, Statement.RETURN_GENERATED_KEYS)) {
-                    ps.setString(1, "probe-raw");
                     ps.executeUpdate();
                     expect(ps.unwrap(com.mysql.cj.jdbc.StatementImpl.class).getLastInsertID() > 0);
                 }

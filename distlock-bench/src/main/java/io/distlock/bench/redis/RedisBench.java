@@ -1,6 +1,7 @@
 package io.distlock.bench.redis;
 
 import io.distlock.Lease;
+import io.distlock.bench.BenchJson;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.RedisLockProvider;
 import io.distlock.redis.internal.RedisInternals;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -121,8 +121,8 @@ public final class RedisBench {
             result.put("waiters_100", hundredWaiters(server, admin, pingP50));
         }
         Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(out, toJson(result, "") + "\n");
-        System.out.println(toJson(result, ""));
+        Files.writeString(out, BenchJson.toJson(result) + "\n");
+        System.out.println(BenchJson.toJson(result));
     }
 
     /** Lock channels the provider's subscriber listens to (internal, through {@code unwrap}). */
@@ -296,31 +296,5 @@ public final class RedisBench {
 
     private static double round(double v) {
         return Math.round(v * 100) / 100.0;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static String toJson(Object o, String indent) {
-        if (o instanceof Map<?, ?> map) {
-            StringBuilder sb = new StringBuilder("{\n");
-            String in = indent + "  ";
-            int i = 0;
-            for (Map.Entry<?, ?> e : map.entrySet()) {
-                sb.append(in).append('"').append(e.getKey()).append("\": ").append(toJson(e.getValue(), in));
-                sb.append(++i < map.size() ? ",\n" : "\n");
-            }
-            return sb.append(indent).append('}').toString();
-        }
-        if (o instanceof List<?> list) {
-            return "["
-                    + String.join(
-                            ", ", list.stream().map(x -> toJson(x, indent)).toList()) + "]";
-        }
-        if (o instanceof String s) {
-            return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-        }
-        if (o instanceof Double d) {
-            return String.format(Locale.ROOT, "%.2f", d);
-        }
-        return String.valueOf(o);
     }
 }

@@ -38,6 +38,7 @@ public final class CompareMain {
         m.put("zookeeper", ZooKeeperBackend::new);
         m.put("etcd", EtcdBackend::new);
         m.put("mysql", MySqlBackend::new);
+        m.put("postgresql", PostgresBackend::new);
         return m;
     }
 

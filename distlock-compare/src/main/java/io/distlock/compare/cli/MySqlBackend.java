@@ -1,7 +1,6 @@
 package io.distlock.compare.cli;
 
 import io.distlock.compare.ComparisonTarget;
-import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.internal.ConnectorJSettings;
 import io.distlock.mysql.internal.MySqlDialect;
@@ -28,7 +27,7 @@ import java.util.List;
  * statements of an uncontended acquire+release exactly as lock-mysql-skiplocked sends them (from its
  * {@link MySqlDialect}), prepared once, on two connections of their own with the pool's Connector/J
  * settings (tables of their own, from the same DDL): {@code SELECT … FOR UPDATE SKIP LOCKED} of the
- * lock's row in a READ COMMITTED transaction, the token's {@code REPLACE} in autocommit on the
+ * lock's row in a READ COMMITTED transaction, the token statement in autocommit on the
  * second connection, {@code COMMIT}.
  */
 final class MySqlBackend extends ServerBackend {
@@ -69,7 +68,6 @@ final class MySqlBackend extends ServerBackend {
             s.execute("INSERT IGNORE INTO " + bareTables.table() + " (name) VALUES ('l')");
         }
         bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareNextToken.setString(1, "l");
         bareLock = connectAsOurs();
         bareLock.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         bareLock.setAutoCommit(false);
@@ -143,22 +141,10 @@ final class MySqlBackend extends ServerBackend {
                 .withServerRequests(counter(this::questions))
                 .withServerVersion(version));
         if (peers) {
-            try {
-                JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password());
-            } catch (SQLException e) {
-                throw unchecked(e);
-            }
-            String jdbcUrl = server.jdbcUrl();
-            String user = server.user();
-            String password = server.password();
-            out.add(ComparisonTarget.of(
-                            "spring-integration JdbcLockRegistry",
-                            "mysql",
-                            () -> new JdbcLockRegistryClient(jdbcUrl, user, password))
+            out.add(jdbcLockRegistryPeer("mysql", "mysql", server.jdbcUrl(), server.user(), server.password())
                     .withFloor(this::selectOne, FLOOR_STATEMENTS)
                     .withServerRequests(counter(this::questions))
-                    .withServerVersion(version)
-                    .asPeer());
+                    .withServerVersion(version));
         }
         return out;
     }

@@ -4,6 +4,7 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.LockClient;
+import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 
@@ -27,6 +28,24 @@ abstract class ServerBackend implements Backend {
                 return OptionalLong.empty();
             }
         };
+    }
+
+    /**
+     * Spring Integration's {@code JdbcLockRegistry} as a peer on the same server, its {@code INT_LOCK}
+     * table created from the DDL it ships for {@code database} ({@code mysql}, {@code postgresql}).
+     */
+    static ComparisonTarget jdbcLockRegistryPeer(
+            String backend, String database, String jdbcUrl, String user, String password) {
+        try {
+            JdbcLockRegistryClient.createTable(jdbcUrl, user, password, database);
+        } catch (java.sql.SQLException e) {
+            throw unchecked(e);
+        }
+        return ComparisonTarget.of(
+                        "spring-integration JdbcLockRegistry",
+                        backend,
+                        () -> new JdbcLockRegistryClient(jdbcUrl, user, password))
+                .asPeer();
     }
 
     static RuntimeException unchecked(Exception e) {

@@ -3,6 +3,8 @@ package io.distlock.examples.inventory;
 import io.distlock.Credentials;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
+import io.distlock.postgresql.PostgresLockOptions;
+import io.distlock.postgresql.PostgresLockProvider;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -27,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Every unit of stock is a row of {@code inventory_unit}. Several workers take orders from a
  * queue and allocate units to them at the same time. No distributed lock is taken: each worker
- * <em>claims</em> free rows with {@link MySqlLockProvider#claimRows}, which locks up to {@code
+ * <em>claims</em> free rows with {@link MySqlLockProvider#claimRows} (or {@link
+ * PostgresLockProvider#claimRows}, the same on PostgreSQL), which locks up to {@code
  * quantity} free rows that no other transaction has locked and skips the ones that are locked,
  * instead of waiting on them. The worker marks the claimed rows as allocated in the same
  * transaction, so:
@@ -45,17 +48,51 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <pre>
  * java io.distlock.examples.inventory.InventoryAllocation jdbc:mysql://127.0.0.1:3306/shop user password
+ * java io.distlock.examples.inventory.InventoryAllocation jdbc:postgresql://127.0.0.1:5432/shop user password
  * </pre>
  */
 public final class InventoryAllocation {
     /** How often a short order is retried before it is back-ordered. */
     static final int SHORT_RETRIES = 20;
 
-    private final MySqlLockProvider locks;
+    /** Claims up to {@code limit} free units of {@code sku} and runs {@code work} on them, in one transaction. */
+    @FunctionalInterface
+    private interface Claims {
+        boolean claim(String sku, int limit, ClaimedUnits work) throws SQLException;
+    }
 
-    /** Allocates through {@code locks}, whose pool must have a connection per worker. */
+    /** Work on claimed units, in the transaction that holds them. */
+    @FunctionalInterface
+    private interface ClaimedUnits {
+        boolean process(Connection connection, List<Object> unitIds) throws SQLException;
+    }
+
+    private final Claims claims;
+
+    private InventoryAllocation(Claims claims) {
+        this.claims = claims;
+    }
+
+    /** Allocates through {@code locks} (MySQL / MariaDB), whose pool must have a connection per worker. */
     public InventoryAllocation(MySqlLockProvider locks) {
-        this.locks = Objects.requireNonNull(locks, "locks must not be null");
+        this(claimsOf(Objects.requireNonNull(locks, "locks must not be null")));
+    }
+
+    /** Allocates through {@code locks} (PostgreSQL), whose pool must have a connection per worker. */
+    public InventoryAllocation(PostgresLockProvider locks) {
+        this(claimsOf(Objects.requireNonNull(locks, "locks must not be null")));
+    }
+
+    private static Claims claimsOf(MySqlLockProvider locks) {
+        return (sku, limit, work) -> locks.claimRows("inventory_unit", "id", free(sku), limit, work::process);
+    }
+
+    private static Claims claimsOf(PostgresLockProvider locks) {
+        return (sku, limit, work) -> locks.claimRows("inventory_unit", "id", free(sku), limit, work::process);
+    }
+
+    private static Map<String, Object> free(String sku) {
+        return Map.of("sku", sku, "status", "FREE");
     }
 
     /** An order for {@code quantity} units of {@code sku}. */
@@ -70,8 +107,19 @@ public final class InventoryAllocation {
     /** What the run did. */
     public record Summary(int allocatedOrders, int backOrdered, int allocatedUnits) {}
 
-    /** Creates the two tables (idempotent). */
+    /** Creates the two tables (idempotent), on MySQL / MariaDB or PostgreSQL. */
     public static void createSchema(Connection c) throws SQLException {
+        if (c.getMetaData().getDatabaseProductName().equals("PostgreSQL")) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE IF NOT EXISTS inventory_unit (id bigserial PRIMARY KEY, sku varchar(64) NOT"
+                        + " NULL, status varchar(16) NOT NULL, order_id bigint NULL)");
+                s.execute("CREATE INDEX IF NOT EXISTS sku_status ON inventory_unit (sku, status, id)");
+                s.execute("CREATE TABLE IF NOT EXISTS allocation_log (order_id bigint NOT NULL, unit_id bigint NOT"
+                        + " NULL)");
+                s.execute("CREATE INDEX IF NOT EXISTS unit ON allocation_log (unit_id)");
+            }
+            return;
+        }
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS inventory_unit ("
                     + " id BIGINT AUTO_INCREMENT PRIMARY KEY,"
@@ -109,18 +157,13 @@ public final class InventoryAllocation {
      *     (nothing was allocated then)
      */
     public boolean allocate(Order order) throws SQLException {
-        return locks.claimRows(
-                "inventory_unit",
-                "id",
-                Map.of("sku", order.sku(), "status", "FREE"),
-                order.quantity(),
-                (connection, unitIds) -> {
-                    if (unitIds.size() < order.quantity()) {
-                        return false; // the commit that follows just lets go of the claimed rows
-                    }
-                    markAllocated(connection, order, unitIds);
-                    return true;
-                });
+        return claims.claim(order.sku(), order.quantity(), (connection, unitIds) -> {
+            if (unitIds.size() < order.quantity()) {
+                return false; // the commit that follows just lets go of the claimed rows
+            }
+            markAllocated(connection, order, unitIds);
+            return true;
+        });
     }
 
     private static void markAllocated(Connection c, Order order, List<Object> unitIds) throws SQLException {
@@ -209,7 +252,8 @@ public final class InventoryAllocation {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
-            System.err.println("usage: InventoryAllocation <jdbc:mysql://host:port/db> <user> <password>");
+            System.err.println("usage: InventoryAllocation <jdbc:mysql://host:port/db | jdbc:postgresql://host:port/db>"
+                    + " <user> <password>");
             System.exit(2);
         }
         String url = args[0];
@@ -222,16 +266,29 @@ public final class InventoryAllocation {
         for (int i = 1; i <= 120; i++) {
             orders.add(new Order(i, i % 2 == 0 ? "red-mug" : "blue-mug", 1 + i % 3));
         }
-        try (MySqlLockProvider locks = MySqlLockProvider.builder()
-                .jdbcUrl(url)
-                .options(MySqlLockOptions.builder()
-                        .credentials(Credentials.of(args[1], args[2]))
-                        .createSchema(true)
-                        .poolSize(10)
-                        .build())
-                .build()) {
-            Summary summary = new InventoryAllocation(locks).process(orders, 8);
-            System.out.println(summary);
+        Credentials credentials = Credentials.of(args[1], args[2]);
+        if (url.startsWith("jdbc:postgresql:")) {
+            try (PostgresLockProvider locks = PostgresLockProvider.builder()
+                    .jdbcUrl(url)
+                    .options(PostgresLockOptions.builder()
+                            .credentials(credentials)
+                            .createSchema(true)
+                            .poolSize(10)
+                            .build())
+                    .build()) {
+                System.out.println(new InventoryAllocation(locks).process(orders, 8));
+            }
+        } else {
+            try (MySqlLockProvider locks = MySqlLockProvider.builder()
+                    .jdbcUrl(url)
+                    .options(MySqlLockOptions.builder()
+                            .credentials(credentials)
+                            .createSchema(true)
+                            .poolSize(10)
+                            .build())
+                    .build()) {
+                System.out.println(new InventoryAllocation(locks).process(orders, 8));
+            }
         }
         try (Connection c = DriverManager.getConnection(url, args[1], args[2])) {
             System.out.println("units by status: " + unitsByStatus(c));

@@ -26,6 +26,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The lock's key-value requests ({@link Kv}) as plain gRPC unary calls on the channel of the
@@ -35,7 +36,8 @@ import java.util.function.Supplier;
  * a call that fails for any reason is made again through {@link JetcdKv} (its retries, endpoint
  * switching and auth-token refresh), within the caller's own time bound. Every request here may so
  * be made twice: the acquire transaction creates our key only if absent (a second one reads it
- * back), the holder mark compares the key's create revision, deletes and reads are idempotent.
+ * back), the holder mark and a key's move to another lease compare the key's create revision (a
+ * second move puts the same value on the same lease), deletes and reads are idempotent.
  * Lease requests always take jetcd's path. Internal.
  */
 final class DirectKv implements Kv {
@@ -107,19 +109,38 @@ final class DirectKv implements Kv {
     public CompletableFuture<TxnResponse> markHolder(ByteSequence key, long createRevision, long leaseId) {
         return call(
                 KVGrpc.getTxnMethod(),
-                () -> {
-                    ByteString k = ByteString.copyFrom(key.getBytes());
-                    return TxnRequest.newBuilder()
-                            .addCompare(createRevisionIs(k, createRevision))
-                            .addSuccess(RequestOp.newBuilder()
-                                    .setRequestPut(PutRequest.newBuilder()
-                                            .setKey(k)
-                                            .setValue(HolderMark.VALUE)
-                                            .setIgnoreLease(true)))
-                            .build();
-                },
+                () -> markIfCreatedAt(key, createRevision, true, put -> put.setIgnoreLease(true)),
                 r -> new TxnResponse(r, ByteSequence.EMPTY),
                 () -> jetcd.markHolder(key, createRevision, leaseId));
+    }
+
+    @Override
+    public CompletableFuture<TxnResponse> moveKey(ByteSequence key, long createRevision, long leaseId) {
+        return call(
+                KVGrpc.getTxnMethod(),
+                () -> markIfCreatedAt(key, createRevision, false, put -> put.setLease(leaseId)),
+                r -> new TxnResponse(r, ByteSequence.EMPTY),
+                () -> jetcd.moveKey(key, createRevision, leaseId));
+    }
+
+    /**
+     * {@code If(createRevision(key) == createRevision[, value(key) == ""]) Then(put(key, mark))},
+     * the put's lease set by {@code lease}.
+     */
+    private static TxnRequest markIfCreatedAt(
+            ByteSequence key, long createRevision, boolean unmarkedOnly, UnaryOperator<PutRequest.Builder> lease) {
+        ByteString k = ByteString.copyFrom(key.getBytes());
+        TxnRequest.Builder txn = TxnRequest.newBuilder().addCompare(createRevisionIs(k, createRevision));
+        if (unmarkedOnly) {
+            txn.addCompare(Compare.newBuilder()
+                    .setKey(k)
+                    .setResult(Compare.CompareResult.EQUAL)
+                    .setTarget(Compare.CompareTarget.VALUE)
+                    .setValue(ByteString.EMPTY));
+        }
+        PutRequest.Builder put = PutRequest.newBuilder().setKey(k).setValue(HolderMark.VALUE);
+        return txn.addSuccess(RequestOp.newBuilder().setRequestPut(lease.apply(put)))
+                .build();
     }
 
     @Override

@@ -11,11 +11,12 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
- * One acquisition attempt: owns one key under the lock's prefix, attached to the session lease (or
- * its own lease with {@code perLockLease}), and keeps it until it holds the lock or gives up; the
+ * One acquisition attempt: owns one key under the lock's prefix, attached to the session lease, or
+ * to a lease of its own (with {@code perLockLease}, or for a lock handle whose lease time or renewal
+ * differs from the session's: the server then enforces that lock's time), and keeps it until it
+ * holds the lock ({@link EtcdHeld}) or gives up; the
  * key's create revision is its place in the queue ({@link QueuePlace}) and, once held, the fencing
  * token. The oldest key under the prefix holds the lock.
  *
@@ -39,13 +40,15 @@ final class EtcdContender implements Contender, Session.Listener {
     private final QueuePlace place = new QueuePlace();
     private final PredecessorWait wait;
     private final OwnKeyWatch ownKeyWatch;
+    /** Whether our key hangs on a lease of its own rather than the session's. */
+    private final boolean ownLease;
 
     private Session session;
     /** Our key's slot in {@link #session} (0: none); given back once the key is known deleted. */
     private long ourSlot;
 
     private volatile String sessionDeath;
-    private volatile Held held;
+    private volatile EtcdHeld held;
     private boolean waiting;
     private boolean failedWhileWaiting;
 
@@ -56,6 +59,7 @@ final class EtcdContender implements Contender, Session.Listener {
         this.keys = keys;
         this.wait = new PredecessorWait(driver, keys, place);
         this.ownKeyWatch = new OwnKeyWatch(driver, place::key, this::ownKeyGone);
+        this.ownLease = driver.perLockLease() || !driver.leases().sessionFits(ctx.options());
     }
 
     @Override
@@ -91,7 +95,7 @@ final class EtcdContender implements Contender, Session.Listener {
             }
         }
         for (int i = 0; i < MAX_TRIES_PER_CALL; i++) {
-            Session s = driver.perLockLease() ? lockLease() : driver.leases().session(lockName);
+            Session s = ownLease ? lockLease() : driver.leases().session(lockName);
             if (session != s) {
                 if (session != null) {
                     // the old session died while we waited: our old key went (or goes) with it
@@ -219,12 +223,31 @@ final class EtcdContender implements Contender, Session.Listener {
         return Optional.empty();
     }
 
-    private Held hold(Session s) {
-        Held h = new Held(s, place.key(), ourSlot, place.revision());
+    private EtcdHeld hold(Session s) {
+        EtcdHeld h = new EtcdHeld(
+                driver,
+                ctx,
+                this,
+                () -> {
+                    driver.unregister(this);
+                    ownKeyWatch.stop(true);
+                },
+                place.key(),
+                place.revision(),
+                s,
+                ourSlot,
+                !ownLease);
         held = h;
         if (!s.alive()) {
             ctx.reportLost("session lease lost: " + s.deathReason(), null);
-        } else if (waiting) {
+            return h;
+        }
+        if (ownLease && !ctx.options().autoRenew()) {
+            // the lock's own time, kept by the server: no keepalive from now on (one more if the
+            // key waited, so that the lease time counts from about now)
+            driver.leases().stopRenewing(s, waiting);
+        }
+        if (waiting) {
             // on the session thread: the acquiring thread returns at once (building and sending
             // the request on it would cost time on the hand-off path)
             driver.thread().execute(() -> {
@@ -236,13 +259,16 @@ final class EtcdContender implements Contender, Session.Listener {
         return h;
     }
 
-    /** Per-lock lease: this attempt's own lease while it lives, else a new one (one round trip). */
+    /**
+     * This attempt's own lease while it lives, else a new one (one round trip) of the handle's lease
+     * time, kept alive while the key waits.
+     */
     private Session lockLease() {
         Session s = session;
         if (s != null && s.alive() && !Deadlines.passed(driver.ticker(), s.validUntil())) {
             return s;
         }
-        return driver.leases().grantLockLease(lockName);
+        return driver.leases().grantLockLease(LeaseTerms.of(ctx.options(), true), lockName);
     }
 
     /** Our key {@code key} was deleted on the server: a loss for a holder, a wake-up for a waiter. */
@@ -250,7 +276,7 @@ final class EtcdContender implements Contender, Session.Listener {
         if (!key.equals(place.key())) {
             return;
         }
-        Held h = held;
+        EtcdHeld h = held;
         if (h != null) {
             if (!h.released) {
                 ctx.reportLost(
@@ -267,7 +293,7 @@ final class EtcdContender implements Contender, Session.Listener {
     @Override
     public void sessionDied(String reason) {
         sessionDeath = reason;
-        Held h = held;
+        EtcdHeld h = held;
         if (h != null && !h.released) {
             ctx.reportLost("session lease lost: " + reason, null);
         }
@@ -311,7 +337,7 @@ final class EtcdContender implements Contender, Session.Listener {
         if (driver.closed() && s != null && !s.alive()) {
             return; // the provider revoked (or crashed with) the lease
         }
-        if (driver.perLockLease() && s != null) {
+        if (ownLease && s != null) {
             if (s.alive() && !driver.closed()) { // a closing provider revokes every lock lease itself
                 driver.leases().revokeLockLease(s, lockName, "revoke of our lock lease");
             }
@@ -327,50 +353,6 @@ final class EtcdContender implements Contender, Session.Listener {
                 throw e;
             }
             // the session is dead: the key goes with its lease
-        }
-    }
-
-    /** A held lock: our key is the oldest under the lock's prefix. */
-    private final class Held implements HeldLock {
-        private final Session session;
-        private final ByteSequence key;
-        private final long slot;
-        private final long revision;
-        volatile boolean released;
-
-        Held(Session session, ByteSequence key, long slot, long revision) {
-            this.session = session;
-            this.key = key;
-            this.slot = slot;
-            this.revision = revision;
-        }
-
-        @Override
-        public OptionalLong fencingToken() {
-            return OptionalLong.of(revision);
-        }
-
-        @Override
-        public long validUntilNanos() {
-            return session.validUntil();
-        }
-
-        @Override
-        public boolean release() {
-            released = true;
-            session.unlisten(EtcdContender.this);
-            driver.unregister(EtcdContender.this);
-            ownKeyWatch.stop(true);
-            if (driver.closed() && !session.alive()) {
-                return false;
-            }
-            if (driver.perLockLease()) {
-                // revoking our own lease deletes our key (and nothing else): one round trip
-                return session.alive() && driver.leases().revokeLockLease(session, lockName, "release");
-            }
-            boolean deleted = driver.deletes().delete(key, session, lockName, "release") > 0;
-            session.freeSlot(slot); // the key is gone: a later attempt may use its name
-            return deleted;
         }
     }
 }

@@ -20,7 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * hex>-<slot hex>} attached to that lease ({@link LockKeys}). Requests go through {@link Kv},
  * watches through {@link DeleteWatches}: for a client the provider builds, as direct gRPC calls
  * and on one shared watch stream on that client's channel ({@link ChannelTap}); for a client the
- * user passes, through jetcd's own API. Internal: public only for {@code EtcdLockProvider}.
+ * user passes, through jetcd's own API.
+ *
+ * <p>etcd keeps each lock's time ({@link Capabilities.LeaseTiming#SERVER}): a key whose handle's
+ * lease time or renewal differs from the session's hangs on a lease of its own with that TTL, and
+ * an extension or a delayed release moves the key to a new lease ({@link EtcdHeld}); a crashed
+ * holder keeps the lock exactly as long as that lease's TTL. Internal: public only for {@code
+ * EtcdLockProvider}.
  */
 public final class EtcdDriver implements LockDriver {
     static final String BACKEND = "etcd";
@@ -33,6 +39,7 @@ public final class EtcdDriver implements LockDriver {
             .fifo(true)
             .reentrant(false)
             .failover(Capabilities.Failover.HELD_LOCKS_SURVIVE)
+            .leaseTiming(Capabilities.LeaseTiming.SERVER)
             .build();
 
     private final Client client;

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * keeps it off any other key of the same name (a later attempt of the same session that reuses the
  * name has a larger create revision), also if it reaches the server late, after the release or
  * after the lease ended (then the key is gone and the compare fails: nothing is written). A key
- * deleted before its mark was applied is simply reported without it: the waiter reads. Internal.
+ * deleted before its mark was applied is simply reported without it: the waiter reads. A held key
+ * moved to a lease of its own ({@link EtcdHeld}: an extension, a delayed release) is marked by the
+ * move itself; the mark's transaction requires an unmarked key, so a late mark, which through
+ * jetcd's API names the key's first lease, never puts a moved key back on it. Internal.
  */
 final class HolderMark {
     private static final Logger log = LoggerFactory.getLogger(HolderMark.class);

@@ -32,6 +32,8 @@ final class JetcdKv implements Kv {
             .withKeysOnly(true)
             .build();
 
+    private static final ByteSequence MARK = ByteSequence.from(HolderMark.VALUE.toByteArray());
+
     private final Client client;
 
     JetcdKv(Client client) {
@@ -76,11 +78,19 @@ final class JetcdKv implements Kv {
         // jetcd 0.8's PutOption has no ignoreLease: the put names the key's own lease instead
         return client.getKVClient()
                 .txn()
+                .If(
+                        new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)),
+                        new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(ByteSequence.EMPTY)))
+                .Then(Op.put(key, MARK, PutOption.builder().withLeaseId(leaseId).build()))
+                .commit();
+    }
+
+    @Override
+    public CompletableFuture<TxnResponse> moveKey(ByteSequence key, long createRevision, long leaseId) {
+        return client.getKVClient()
+                .txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.put(
-                        key,
-                        ByteSequence.from(HolderMark.VALUE.toByteArray()),
-                        PutOption.builder().withLeaseId(leaseId).build()))
+                .Then(Op.put(key, MARK, PutOption.builder().withLeaseId(leaseId).build()))
                 .commit();
     }
 

@@ -41,10 +41,20 @@ interface Kv {
 
     /**
      * Writes the holder mark ({@link HolderMark#VALUE}) on {@code key} only if its create revision
-     * is {@code createRevision}, keeping the key's lease ({@code leaseId}):
-     * {@code If(createRevision(key) == createRevision) Then(put(key, mark))}.
+     * is {@code createRevision} and it carries no mark yet, keeping the key's lease ({@code
+     * leaseId}): {@code If(createRevision(key) == createRevision, value(key) == "") Then(put(key,
+     * mark))}. (A key moved to another lease carries the mark already: a late mark never puts it
+     * back on {@code leaseId}.)
      */
     CompletableFuture<TxnResponse> markHolder(ByteSequence key, long createRevision, long leaseId);
+
+    /**
+     * Moves a held key to lease {@code leaseId} if it is still ours, writing the holder mark (the
+     * key is the oldest: its holder holds the lock): {@code If(createRevision(key) ==
+     * createRevision) Then(put(key, mark, lease = leaseId))}. A put keeps the key's create
+     * revision, so the fencing token and the key's place in the queue stay.
+     */
+    CompletableFuture<TxnResponse> moveKey(ByteSequence key, long createRevision, long leaseId);
 
     /** Deletes {@code key}. */
     CompletableFuture<DeleteResponse> delete(ByteSequence key);

@@ -7,8 +7,10 @@ import java.util.concurrent.ScheduledFuture;
 
 /**
  * One etcd lease: the provider's session lease shared by every key of a provider, kept alive by
- * the driver's keepalive thread, or (with {@code perLockLease}) one acquisition's own lease, kept
- * alive the same way. Internal.
+ * the driver's keepalive thread, or a lease of one key alone (a <em>lock lease</em>: with {@code
+ * perLockLease}, for a lock handle whose lease time or renewal differs from the session's, and the
+ * lease a held key is moved to by an extension or a delayed release), kept alive the same way or
+ * left to run out, as its {@link LeaseTerms terms} say. Internal.
  */
 final class Session {
 
@@ -19,6 +21,7 @@ final class Session {
 
     final long leaseId;
     final String leaseHex;
+    final LeaseTerms terms;
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private volatile long validUntil;
     private volatile String deathReason;
@@ -27,10 +30,12 @@ final class Session {
     /** Key slots in use by attempts on this lease; see {@link #takeSlot()}. */
     private final BitSet slots = new BitSet(); // guarded by itself
 
-    Session(long leaseId, long validUntil) {
+    /** @param sentAt when the grant was sent: the lease is valid until {@code terms.validUntil(sentAt)} */
+    Session(long leaseId, LeaseTerms terms, long sentAt) {
         this.leaseId = leaseId;
         this.leaseHex = Long.toHexString(leaseId);
-        this.validUntil = validUntil;
+        this.terms = terms;
+        this.validUntil = terms.validUntil(sentAt);
     }
 
     /**
@@ -92,6 +97,14 @@ final class Session {
         listeners.remove(l);
     }
 
+    /** Stops keeping the lease alive: it runs out at its validity deadline unless it is ended first. */
+    void stopKeepalive() {
+        ScheduledFuture<?> k = keepalive;
+        if (k != null) {
+            k.cancel(false);
+        }
+    }
+
     /** Marks the session dead; returns whether this call did it. Listeners are told outside any lock. */
     boolean die(String reason) {
         synchronized (this) {
@@ -100,10 +113,7 @@ final class Session {
             }
             deathReason = reason;
         }
-        ScheduledFuture<?> k = keepalive;
-        if (k != null) {
-            k.cancel(false);
-        }
+        stopKeepalive();
 
         for (Listener l : listeners) {
             if (listeners.remove(l)) {

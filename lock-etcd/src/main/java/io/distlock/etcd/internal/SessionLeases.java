@@ -17,11 +17,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The etcd leases a provider's keys hang on: its one session lease, granted lazily and replaced
- * when it dies, and (with {@code perLockLease}) one lease per acquisition. Each is granted with TTL
- * = {@code leaseTime} rounded up to whole seconds and kept alive with one keepalive request every
- * {@code leaseTime * renewalFraction} from the session thread; its validity deadline is {@code
- * lastKeepaliveSent + leaseTime - safetyMargin}. A lease the server says is gone, or whose deadline
- * passes without an answered keepalive, dies: every lock and waiter on it is told ({@link
+ * when it dies, and lock leases, each for one key alone ({@link Session}). Each lease is granted
+ * with TTL = its lease time rounded up to whole seconds and its validity deadline is {@code
+ * lastKeepaliveSent + leaseTime - safetyMargin} ({@link LeaseTerms}). The session lease, and a
+ * lock lease while its key waits or while its holder renews, is kept alive with one keepalive
+ * request every {@code leaseTime * renewalFraction} from the session thread; a lock lease that is no
+ * longer kept alive is revoked by the client when its deadline passes ({@link #endWhenDue}), and
+ * otherwise runs out on the server. A lease the server says is gone, or whose deadline passes
+ * without an answered keepalive, dies: every lock and waiter on it is told ({@link
  * Session.Listener}). Internal.
  */
 final class SessionLeases {
@@ -33,8 +36,7 @@ final class SessionLeases {
     private final LockOptions lockOptions;
     private final Ticker ticker;
     private final long requestTimeoutNanos;
-    private final long keepaliveIntervalNanos;
-    private final long ttlSeconds;
+    private final LeaseTerms sessionTerms;
     private final Set<Session> lockLeases = ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private Session current; // guarded by lock
@@ -50,10 +52,16 @@ final class SessionLeases {
         this.lockOptions = lockOptions;
         this.ticker = lockOptions.ticker();
         this.requestTimeoutNanos = requestTimeoutNanos;
-        this.keepaliveIntervalNanos =
-                Math.max(1_000_000L, (long) (lockOptions.leaseTime().toNanos() * lockOptions.renewalFraction()));
-        long ms = lockOptions.leaseTime().toMillis();
-        this.ttlSeconds = Math.max(1, (ms + 999) / 1000);
+        this.sessionTerms = LeaseTerms.of(lockOptions, true);
+    }
+
+    /**
+     * Whether an acquisition with {@code options} (a lock handle's) hangs its key on the session
+     * lease: if it renews, with the provider's lease time. Otherwise it needs a lease of its own,
+     * whose TTL the server enforces.
+     */
+    boolean sessionFits(LockOptions options) {
+        return options.autoRenew() && options.leaseTime().equals(lockOptions.leaseTime());
     }
 
     boolean closed() {
@@ -74,10 +82,10 @@ final class SessionLeases {
                 kill(s, "validity deadline passed without a successful keepalive", true);
             }
             long sent = ticker.read();
-            LeaseGrantResponse g = calls.await(kv.grant(ttlSeconds), "lease grant", lockName);
-            s = new Session(g.getID(), validUntil(sent));
+            LeaseGrantResponse g = calls.await(kv.grant(sessionTerms.ttlSeconds()), "lease grant", lockName);
+            s = new Session(g.getID(), sessionTerms, sent);
             Session created = s;
-            s.keepalive = thread.every(() -> keepAlive(created), keepaliveIntervalNanos);
+            s.keepalive = thread.every(() -> keepAlive(created), sessionTerms.keepaliveIntervalNanos());
             current = s;
             log.debug("distlock.etcd.session_granted lease={} ttl={}s", s.leaseHex, g.getTTL());
             if (Deadlines.remaining(ticker, s.validUntil())
@@ -88,7 +96,7 @@ final class SessionLeases {
                 LeaseKeepAliveResponse k =
                         Rpc.await(kv.keepAliveOnce(s.leaseId), requestTimeoutNanos, "lease keepalive", lockName);
                 if (k.getTTL() > 0) {
-                    s.extend(validUntil(again));
+                    s.extend(sessionTerms.validUntil(again));
                 }
             }
             return s;
@@ -96,32 +104,99 @@ final class SessionLeases {
     }
 
     /**
-     * A new lease for one acquisition attempt ({@code perLockLease}): one {@code LeaseGrant} round
-     * trip, then kept alive exactly like the session lease: one keepalive request every {@code
-     * leaseTime * renewalFraction} from the session thread, the validity deadline counted from when
-     * each keepalive was sent.
+     * A new lock lease for one acquisition attempt: one {@code LeaseGrant} round trip, then kept
+     * alive exactly like the session lease: one keepalive request every {@code leaseTime *
+     * renewalFraction} of {@code terms} from the session thread, the validity deadline counted from
+     * when each keepalive was sent. Revoked when the provider closes.
      */
-    Session grantLockLease(String lockName) {
+    Session grantLockLease(LeaseTerms terms, String lockName) {
+        Session s = grant(terms, lockName);
+        track(s, lockName);
+        keepAliveEvery(s, lockName);
+        log.debug(
+                "distlock.etcd.lock_lease_granted lease={} ttl={}s lock={}", s.leaseHex, terms.ttlSeconds(), lockName);
+        return s;
+    }
+
+    /** Grants a lease of {@code terms} (one round trip), neither kept alive nor tracked. */
+    Session grant(LeaseTerms terms, String lockName) {
         if (closed) {
             throw closedException(lockName);
         }
         long sent = ticker.read();
-        LeaseGrantResponse g = calls.await(kv.grant(ttlSeconds), "lease grant", lockName);
-        Session s = new Session(g.getID(), validUntil(sent));
+        LeaseGrantResponse g = calls.await(kv.grant(terms.ttlSeconds()), "lease grant", lockName);
+        return new Session(g.getID(), terms, sent);
+    }
+
+    /** Revokes {@code s} when the provider closes (unless it died before). */
+    void track(Session s, String lockName) {
         lockLeases.add(s);
         s.listen(reason -> lockLeases.remove(s));
-        try {
-            s.keepalive = thread.every(() -> keepAlive(s), keepaliveIntervalNanos);
-        } catch (RejectedExecutionException closing) {
-            kill(s, "provider closed", true);
-            throw closedException(lockName);
-        }
         if (closed) {
             kill(s, "provider closed", true);
             throw closedException(lockName);
         }
-        log.debug("distlock.etcd.lock_lease_granted lease={} ttl={}s lock={}", s.leaseHex, g.getTTL(), lockName);
-        return s;
+    }
+
+    /** Keeps {@code s} alive every {@code keepaliveInterval} of its terms, from the session thread. */
+    void keepAliveEvery(Session s, String lockName) {
+        try {
+            s.keepalive = thread.every(() -> keepAlive(s), s.terms.keepaliveIntervalNanos());
+        } catch (RejectedExecutionException closing) {
+            kill(s, "provider closed", true);
+            throw closedException(lockName);
+        }
+    }
+
+    /**
+     * A held lock's own lease that its holder does not renew: no keepalive from now on ({@code
+     * refresh}: after one more, so that a key that waited gets its whole lease time from now), and
+     * revoked when its deadline passes ({@link #endWhenDue}).
+     */
+    void stopRenewing(Session s, boolean refresh) {
+        s.stopKeepalive();
+        if (refresh) {
+            thread.execute(() -> keepAlive(s));
+        }
+        endWhenDue(s, () -> {});
+    }
+
+    /**
+     * Revokes {@code s} once its validity deadline has passed (it is not kept alive), so that its key
+     * is deleted at that time rather than when the server's rounded-up TTL runs out; then runs
+     * {@code afterGone} if the server confirmed the lease gone. Nothing happens if it died before; if
+     * the provider closes first, the lease runs out on the server.
+     */
+    void endWhenDue(Session s, Runnable afterGone) {
+        if (!s.alive() || closed) {
+            return;
+        }
+        long left = Deadlines.remaining(ticker, s.validUntil());
+        if (left > 0) {
+            try {
+                thread.schedule(() -> endWhenDue(s, afterGone), left);
+            } catch (RejectedExecutionException closing) {
+                // the lease runs out on the server
+            }
+            return;
+        }
+        revoke(s, "lease time passed without renewal", afterGone);
+    }
+
+    /**
+     * Marks {@code s} dead (its locks and waiters are told) and revokes it in the background,
+     * deleting its key; runs {@code afterGone} once the server confirmed the lease gone.
+     */
+    void revoke(Session s, String reason, Runnable afterGone) {
+        if (!s.die(reason)) {
+            return;
+        }
+        log.debug("distlock.etcd.lease_ended lease={} reason={}", s.leaseHex, reason);
+        thread.within(kv.revoke(s.leaseId), requestTimeoutNanos).whenComplete((r, e) -> {
+            if (e == null || Rpc.isLeaseNotFound(e)) {
+                afterGone.run();
+            }
+        });
     }
 
     /**
@@ -143,12 +218,6 @@ final class SessionLeases {
         return new IllegalStateException("provider is closed (lock '" + lockName + "', backend etcd)");
     }
 
-    private long validUntil(long sentAt) {
-        return Deadlines.after(
-                sentAt,
-                lockOptions.leaseTime().minus(lockOptions.safetyMargin()).toNanos());
-    }
-
     /** Sends one keepalive without blocking the session thread; one in flight at a time. */
     private void keepAlive(Session s) {
         if (!s.alive() || closed) {
@@ -164,11 +233,12 @@ final class SessionLeases {
         long sent = ticker.read();
         // waiting longer than the remaining validity is useless: the session is lost by then
         long budget = Math.min(
-                requestTimeoutNanos, Math.max(keepaliveIntervalNanos, Deadlines.remaining(ticker, s.validUntil())));
+                requestTimeoutNanos,
+                Math.max(s.terms.keepaliveIntervalNanos(), Deadlines.remaining(ticker, s.validUntil())));
         thread.within(kv.keepAliveOnce(s.leaseId), budget).whenComplete((r, e) -> {
             s.keepaliveInFlight = false;
             if (e == null && r.getTTL() > 0) {
-                s.extend(validUntil(sent));
+                s.extend(s.terms.validUntil(sent));
             } else if (e == null || Rpc.isLeaseNotFound(e)) {
                 kill(s, "session lease expired or was revoked on the server", false);
             } else if (Deadlines.passed(ticker, s.validUntil())) {

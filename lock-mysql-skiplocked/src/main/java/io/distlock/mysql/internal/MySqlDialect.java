@@ -2,6 +2,8 @@ package io.distlock.mysql.internal;
 
 import io.distlock.Capabilities;
 import io.distlock.LockConfigurationException;
+import io.distlock.LockNames;
+import io.distlock.jdbc.core.SqlDialect;
 import io.distlock.mysql.MySqlLockOptions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,13 +17,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Internal: MySQL 8.0+ / MariaDB 10.6+ through MySQL Connector/J. The one place for the SQL the lock
+ * Internal: MySQL 8.0+ / MariaDB 10.6+ through MySQL Connector/J, the {@link SqlDialect} of the
+ * row-lock core in lock-jdbc-core. The one place for the SQL the lock
  * sends and the server's error codes; {@code distlock-compare} reads the statements from here for
  * its bare-statement floor, so that it times exactly what the lock sends.
  *
  * <p>A paused holder is ended by the session's {@code wait_timeout}, which is set to the lease
- * rounded up to whole seconds while a connection holds a lock. Fencing tokens come from the token
- * table's {@code AUTO_INCREMENT} column ({@code REPLACE INTO <table>_token (name)}).
+ * rounded up to whole seconds while a connection holds a lock. Fencing tokens come from the one
+ * counter row of the token table, {@code max(counter + 1, server clock in µs)} in one statement
+ * ({@link #tokenSql()}), so that they keep increasing after the server lost the table's data.
  */
 public final class MySqlDialect implements SqlDialect {
     private static final Logger log = LoggerFactory.getLogger(MySqlDialect.class);
@@ -34,6 +38,7 @@ public final class MySqlDialect implements SqlDialect {
             .fifo(false)
             .reentrant(false)
             .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+            .leaseTiming(Capabilities.LeaseTiming.CLIENT)
             .build();
 
     private static final int ER_DBACCESS_DENIED = 1044;
@@ -69,6 +74,9 @@ public final class MySqlDialect implements SqlDialect {
     private static final Set<Integer> PRIVILEGE_MISSING =
             Set.of(ER_DBACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_COLUMNACCESS_DENIED, ER_SPECIFIC_ACCESS_DENIED);
 
+    /** The server's clock in µs since 1970 (the statement's start time). */
+    private static final String SERVER_MICROS = "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)";
+
     private final String table;
     private final String tokenTable;
     private final String claimSql;
@@ -84,7 +92,8 @@ public final class MySqlDialect implements SqlDialect {
         this.waitSql = "SELECT name FROM " + table + " WHERE name = ? FOR UPDATE";
         this.existsSql = "SELECT 1 FROM " + table + " WHERE name = ?";
         this.insertSql = "INSERT IGNORE INTO " + table + " (name) VALUES (?)";
-        this.tokenSql = "REPLACE INTO " + tokenTable + " (name) VALUES (?)";
+        this.tokenSql = "INSERT INTO " + tokenTable + " (id, token) VALUES (1, LAST_INSERT_ID(" + SERVER_MICROS
+                + ")) ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(GREATEST(token + 1, " + SERVER_MICROS + "))";
     }
 
     /** The dialect for {@code options}' lock and token tables. */
@@ -100,6 +109,12 @@ public final class MySqlDialect implements SqlDialect {
     @Override
     public Capabilities capabilities() {
         return CAPABILITIES;
+    }
+
+    /** {@link LockNames#encode(String)}: ASCII, injective, at most 768 characters (the column's width). */
+    @Override
+    public String key(String lockName) {
+        return LockNames.encode(lockName);
     }
 
     /**
@@ -127,8 +142,11 @@ public final class MySqlDialect implements SqlDialect {
     }
 
     /**
-     * {@code REPLACE INTO <table>_token (name) VALUES (?)}: the second statement of an acquire, run
-     * in autocommit apart from the lock's transaction; the token is the generated key.
+     * {@code INSERT INTO <table>_token (id, token) VALUES (1, LAST_INSERT_ID(µs)) ON DUPLICATE KEY
+     * UPDATE token = LAST_INSERT_ID(GREATEST(token + 1, µs))} with µs the server's clock: the second
+     * statement of an acquire, run in autocommit apart from the lock's transaction; the token comes
+     * back in the OK packet ({@code LAST_INSERT_ID}). One counter row for every lock of the table, so
+     * tokens strictly increase across locks; the row lock serialises allocations.
      */
     public String tokenSql() {
         return tokenSql;
@@ -169,8 +187,7 @@ public final class MySqlDialect implements SqlDialect {
                         + " (name VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY)"
                         + " ENGINE=InnoDB",
                 "CREATE TABLE IF NOT EXISTS " + tokenTable
-                        + " (name VARCHAR(768) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,"
-                        + " token BIGINT NOT NULL AUTO_INCREMENT, UNIQUE KEY distlock_token_uk (token)) ENGINE=InnoDB");
+                        + " (id TINYINT NOT NULL PRIMARY KEY, token BIGINT NOT NULL) ENGINE=InnoDB");
     }
 
     @Override
@@ -181,28 +198,30 @@ public final class MySqlDialect implements SqlDialect {
     /** As documented in the README. */
     @Override
     public String requiredPrivileges() {
-        return "SELECT, INSERT, UPDATE on the lock table and SELECT, INSERT, DELETE on the token table (REPLACE ="
-                + " INSERT + DELETE)";
+        return "SELECT, INSERT, UPDATE on the lock table and on the token table";
     }
 
+    /** Reads the columns the statements use, so that a table of another shape is named at start-up. */
     @Override
     public String tableCheckSql(String name) {
-        return "SELECT name FROM " + name + " WHERE 1 = 0";
+        return name.equals(tokenTable)
+                ? "SELECT id, token FROM " + name + " WHERE 1 = 0"
+                : "SELECT name FROM " + name + " WHERE 1 = 0";
     }
 
+    /** The token statement names no lock: one counter serves every lock of the table. */
     @Override
     public long allocateToken(Connection c, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tokenSql, Statement.RETURN_GENERATED_KEYS)) {
-            ps.setString(1, key);
             ps.executeUpdate();
             return generatedToken(ps);
         }
     }
 
     /**
-     * The AUTO_INCREMENT value the statement generated, from the server's OK packet. Connector/J keeps
-     * it on the statement; reading it there skips building the generated-keys result set (a calendar,
-     * a time zone lookup, property reads: client CPU on every acquisition). Another driver: the
+     * The {@code LAST_INSERT_ID} the statement set, from the server's OK packet. Connector/J keeps it
+     * on the statement; reading it there skips building the generated-keys result set (a calendar, a
+     * time zone lookup, property reads: client CPU on every acquisition). Another driver: the
      * standard generated keys.
      */
     private long generatedToken(PreparedStatement ps) throws SQLException {

@@ -2,13 +2,15 @@ package io.distlock.mysql.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockOptions;
+import io.distlock.jdbc.core.LockConnections;
+import io.distlock.jdbc.core.RowLockDriver;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.spi.UriParameters;
 import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
- * Internal: assembles the row-lock driver for MySQL / MariaDB: the {@link MySqlDialect}, the
+ * Internal: assembles lock-jdbc-core's row-lock driver for MySQL / MariaDB: the {@link MySqlDialect}, the
  * provider's own pool with the {@link ConnectorJSettings} (or the caller's {@code DataSource}), and
  * the start-up schema check.
  */
@@ -31,15 +33,8 @@ public final class MySqlDrivers {
         LockConnections connections = dataSource != null
                 ? new LockConnections(dataSource, false, dialect, options.poolSize())
                 : new LockConnections(openPool(jdbcUrl, options), true, dialect, options.poolSize());
-        RowLockDriver driver = new RowLockDriver(
-                connections, dialect, lockOptions, options.timeouts().requestTimeout());
-        try {
-            driver.initialize(options.createSchema());
-        } catch (RuntimeException e) {
-            driver.close();
-            throw e;
-        }
-        return driver;
+        return RowLockDriver.open(
+                connections, dialect, lockOptions, options.timeouts().requestTimeout(), options.createSchema());
     }
 
     private static DataSource openPool(String jdbcUrl, MySqlLockOptions options) {
@@ -47,7 +42,12 @@ public final class MySqlDrivers {
         Properties properties = ConnectorJSettings.properties(options);
         try {
             return LockConnections.openPool(
-                    url, options.credentials().orElse(null), options.poolSize(), options.poolWaitTimeout(), properties);
+                    "mysql",
+                    url,
+                    options.credentials().orElse(null),
+                    options.poolSize(),
+                    options.poolWaitTimeout(),
+                    properties);
         } catch (RuntimeException e) {
             throw new BackendUnavailableException(
                     "cannot open connection pool to " + UriParameters.redact(jdbcUrl) + ": " + e.getMessage(),

@@ -26,7 +26,10 @@ class MySqlDialectTest {
         MySqlDialect d =
                 MySqlDialect.of(MySqlLockOptions.builder().table("locks").build());
         assertThat(d.claimSql()).isEqualTo("SELECT name FROM locks WHERE name = ? FOR UPDATE SKIP LOCKED");
-        assertThat(d.tokenSql()).isEqualTo("REPLACE INTO locks_token (name) VALUES (?)");
+        assertThat(d.tokenSql())
+                .isEqualTo("INSERT INTO locks_token (id, token) VALUES (1, LAST_INSERT_ID(CAST(UNIX_TIMESTAMP(NOW(6))"
+                        + " * 1000000 AS SIGNED))) ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(GREATEST(token + 1,"
+                        + " CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)))");
         assertThat(d.tables()).containsExactly("locks", "locks_token");
         assertThat(d.ddl()).hasSize(2).allSatisfy(ddl -> assertThat(ddl).startsWith("CREATE TABLE IF NOT EXISTS"));
     }

@@ -8,9 +8,10 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of lock-redis and lock-redlock; each runs atomically on the server in one round
  * trip. lock-redis runs {@link #ACQUIRE}, {@link #ACQUIRE_QUEUED}, {@link #RELEASE_QUEUED}, {@link
- * #RELEASE} and {@link #RENEW}; lock-redlock runs {@link #REDLOCK_ACQUIRE}, {@link #REDLOCK_RAISE},
- * {@link #RENEW} and {@link #RELEASE} on each of its independent masters. {@link ScriptRunner} sends
- * them.
+ * #RELEASE}, {@link #RELEASE_AFTER}, {@link #RENEW} and {@link #RENEW_MANY}; lock-redlock runs {@link
+ * #REDLOCK_ACQUIRE}, {@link #REDLOCK_ACQUIRE_QUEUED}, {@link #REDLOCK_RAISE}, {@link #RENEW}, {@link
+ * #REDLOCK_RELEASE}, {@link #REDLOCK_RELEASE_AFTER}, {@link #REDLOCK_LEAVE} and (to undo a failed try)
+ * {@link #RELEASE} on each of its independent masters. {@link ScriptRunner} sends them.
  */
 public final class Scripts {
 
@@ -234,6 +235,22 @@ public final class Scripts {
             "end",
             "return 0"));
 
+    /**
+     * KEYS: lock. ARGV: owner, delay ms, channel. A delayed release: if the key holds {@code owner},
+     * sets its TTL to {@code delay} instead of deleting it and publishes {@code "e <owner> <delay>"}
+     * on {@code channel}, which tells waiters that the lock now expires {@code delay} ms from now
+     * (no hand-off: the lock stays taken until then). Returns 1, or 0 if the key does not hold
+     * {@code owner} (nothing is changed then).
+     */
+    public static final Script RELEASE_AFTER = new Script(String.join(
+            "\n",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  redis.call('PUBLISH', ARGV[3], 'e ' .. ARGV[1] .. ' ' .. ARGV[2])",
+            "  return 1",
+            "end",
+            "return 0"));
+
     /** KEYS: lock. ARGV: owner, lease ms. Compare-and-PEXPIRE. Returns 1 or 0. */
     public static final Script RENEW = new Script(String.join(
             "\n",
@@ -241,6 +258,23 @@ public final class Scripts {
             "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
             "end",
             "return 0"));
+
+    /**
+     * Many renewals in one call. KEYS: lock keys (on Redis Cluster all in one hash slot). ARGV: for
+     * the i-th key, its owner value at {@code 2i - 1} and its lease ms at {@code 2i}. Each key is
+     * compare-and-{@code PEXPIRE}d as {@link #RENEW} does. Returns one 1 or 0 per key, in order.
+     */
+    public static final Script RENEW_MANY = new Script(String.join(
+            "\n",
+            "local r = {}",
+            "for i = 1, #KEYS do",
+            "  if redis.call('GET', KEYS[i]) == ARGV[2 * i - 1] then",
+            "    r[i] = redis.call('PEXPIRE', KEYS[i], ARGV[2 * i])",
+            "  else",
+            "    r[i] = 0",
+            "  end",
+            "end",
+            "return r"));
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner
@@ -263,15 +297,102 @@ public final class Scripts {
             "  end",
             "  return {1, redis.call('GET', KEYS[2]) or '0'}",
             "end",
-            "local c = redis.call('GET', KEYS[2])",
-            "if c then",
-            "  c = string.format('%.0f', tonumber(c) + 1)",
-            "else",
-            "  local t = redis.call('TIME')",
-            "  c = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))",
-            "end",
-            "redis.call('SET', KEYS[2], c)",
+            Lua.REDLOCK_COUNTER,
             "return {1, c}"));
+
+    /**
+     * {@link #REDLOCK_ACQUIRE} for a waiter of a provider, which it also queues to be woken. KEYS:
+     * lock, counter, queue (ZSET member → arrival sequence), waiters (HASH member → "deadlineMs
+     * wakeChannel"). ARGV: owner, lease ms, member (the provider's waiters of this lock), register
+     * ms, wake channel.
+     *
+     * <p>Granted: as {@link #REDLOCK_ACQUIRE}; the member stays queued (first in line, usually)
+     * until the holder's release takes it off ({@link #REDLOCK_RELEASE}), so a try that loses keeps
+     * its place. Refused: the member is queued (kept in place if it is already) with the deadline
+     * {@code now + register} (a later deadline of the same member is kept), and the queue keys
+     * expire a second after the last deadline. The queue orders whom a release wakes; it grants
+     * nothing: an acquisition is still this script's {@code SET NX} on a majority. Returns what
+     * {@link #REDLOCK_ACQUIRE} returns.
+     */
+    public static final Script REDLOCK_ACQUIRE_QUEUED = new Script(String.join(
+            "\n",
+            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
+            Lua.REDLOCK_COUNTER,
+            "  return {1, c}",
+            "end",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  return {1, redis.call('GET', KEYS[2]) or '0'}",
+            "end",
+            "local reg = tonumber(ARGV[4])",
+            "if reg > 0 then",
+            "  local t = redis.call('TIME')",
+            "  local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])",
+            "  if not redis.call('ZSCORE', KEYS[3], ARGV[3]) then",
+            "    local seq = nowUs",
+            "    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')",
+            "    if last[2] and tonumber(last[2]) >= seq then seq = tonumber(last[2]) + 1 end",
+            "    redis.call('ZADD', KEYS[3], string.format('%.0f', seq), ARGV[3])",
+            "  end",
+            "  local d = math.floor(nowUs / 1000) + reg",
+            "  local w = redis.call('HGET', KEYS[4], ARGV[3])",
+            "  local old = w and tonumber(string.match(w, '^(%d+)'))",
+            "  if not old or old < d then",
+            "    redis.call('HSET', KEYS[4], ARGV[3], string.format('%.0f', d) .. ' ' .. ARGV[5])",
+            "  end",
+            "  local keep = reg + 1000",
+            "  if redis.call('PTTL', KEYS[3]) < keep then redis.call('PEXPIRE', KEYS[3], keep) end",
+            "  if redis.call('PTTL', KEYS[4]) < keep then redis.call('PEXPIRE', KEYS[4], keep) end",
+            "end",
+            "return {0, '0', redis.call('PTTL', KEYS[1])}"));
+
+    /**
+     * Redlock release on one node. KEYS: lock, queue, waiters (as in {@link
+     * #REDLOCK_ACQUIRE_QUEUED}). ARGV: owner, the lock's channel, the holder's queue member (empty
+     * if it acquired without waiting), requeue ({@code 1}: the member has other waiters, which go to
+     * the back of the line). The member leaves the queue (or goes to its back), whether or not the
+     * node still holds the lock for {@code owner}; then compare-and-delete, and the first queued
+     * member whose deadline has not passed and whose wake channel someone
+     * listens to ({@code PUBLISH} reaches at least one subscriber) is woken with {@code "1
+     * <owner>"} there; the members passed over are removed (their provider is gone or gave up).
+     * With nobody to wake, {@code "1 <owner>"} goes to the lock's channel. Returns 1 if the key held
+     * {@code owner}, else 0 (nothing changed).
+     */
+    public static final Script REDLOCK_RELEASE = new Script(String.join(
+            "\n",
+            Lua.HOLDER_LEAVES,
+            "redis.call('DEL', KEYS[1])",
+            "if not wake('1 ' .. ARGV[1]) then",
+            "  redis.call('PUBLISH', ARGV[2], '1 ' .. ARGV[1])",
+            "end",
+            "return 1"));
+
+    /**
+     * Redlock delayed release on one node. KEYS: lock, queue, waiters. ARGV: owner, delay ms, the
+     * holder's member, requeue (as in {@link #REDLOCK_RELEASE}). Takes the member off the queue (or
+     * to its back); if the key holds {@code owner}, sets its time to live to the delay and wakes the
+     * first queued member as {@link #REDLOCK_RELEASE} does, so that it learns the shorter time to live and tries
+     * when it runs out. Returns 1 if the key held {@code owner}, else 0.
+     */
+    public static final Script REDLOCK_RELEASE_AFTER = new Script(String.join(
+            "\n", Lua.HOLDER_LEAVES, "redis.call('PEXPIRE', KEYS[1], ARGV[2])", "wake('1 ' .. ARGV[1])", "return 1"));
+
+    /**
+     * A member leaves a Redlock node's queue (its provider has no waiter of the lock any more).
+     * KEYS: lock, queue, waiters. ARGV: member. If it was queued and the lock is free, the next
+     * member is woken as {@link #REDLOCK_RELEASE} does: a release may have woken the leaving member
+     * just before it left. Returns 1 if it was queued, else 0.
+     */
+    public static final Script REDLOCK_LEAVE = new Script(String.join(
+            "\n",
+            Lua.WAKE_FIRST,
+            "if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then",
+            "  return 0",
+            "end",
+            "redis.call('HDEL', KEYS[3], ARGV[1])",
+            "if redis.call('EXISTS', KEYS[1]) == 0 then",
+            "  wake('1 ' .. ARGV[1])",
+            "end",
+            "return 1"));
 
     /**
      * Redlock round 2 on one node (the max-register write). KEYS: lock, counter. ARGV: owner, t.
@@ -296,6 +417,82 @@ public final class Scripts {
             "return 0"));
 
     private Scripts() {}
+
+    /** Lua shared by several scripts. */
+    private static final class Lua {
+        /**
+         * Redlock's counter move on a grant (KEYS[2]: counter): {@code c} = counter + 1, or the
+         * server time in µs for a node without a counter; written without TTL.
+         */
+        static final String REDLOCK_COUNTER = String.join(
+                "\n",
+                "local c = redis.call('GET', KEYS[2])",
+                "if c then",
+                "  c = string.format('%.0f', tonumber(c) + 1)",
+                "else",
+                "  local t = redis.call('TIME')",
+                "  c = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))",
+                "end",
+                "redis.call('SET', KEYS[2], c)");
+
+        /**
+         * {@code wake(msg)} for Redlock's queue (KEYS[2]: queue, KEYS[3]: waiters): publishes {@code
+         * msg} to the first member whose deadline has not passed and whose wake channel has a
+         * subscriber, removing the members passed over; true if one was woken.
+         */
+        static final String WAKE_FIRST = String.join(
+                "\n",
+                "local function wake(msg)",
+                "  if redis.call('EXISTS', KEYS[2]) == 0 then return false end",
+                "  local t = redis.call('TIME')",
+                "  local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)",
+                "  while true do",
+                "    local h = redis.call('ZRANGE', KEYS[2], 0, 0)[1]",
+                "    if not h then return false end",
+                "    local w = redis.call('HGET', KEYS[3], h)",
+                "    local d, ch",
+                "    if w then d, ch = string.match(w, '^(%d+) (%S+)$') end",
+                "    if d and tonumber(d) > nowMs and redis.call('PUBLISH', ch, msg) > 0 then return true end",
+                "    redis.call('ZREM', KEYS[2], h)",
+                "    if w then redis.call('HDEL', KEYS[3], h) end",
+                "  end",
+                "end");
+
+        /**
+         * {@code dequeue(member, requeue)} for Redlock's queue (KEYS[2]: queue, KEYS[3]: waiters):
+         * nothing for an empty member; with requeue {@code '1'} a queued member goes to the back of
+         * the line; otherwise it is removed.
+         */
+        static final String DEQUEUE = String.join(
+                "\n",
+                "local function dequeue(m, requeue)",
+                "  if m == '' then return end",
+                "  if requeue == '1' then",
+                "    if redis.call('ZSCORE', KEYS[2], m) then",
+                "      local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')",
+                "      redis.call('ZADD', KEYS[2], string.format('%.0f', tonumber(last[2]) + 1), m)",
+                "    end",
+                "  elseif redis.call('ZREM', KEYS[2], m) == 1 then",
+                "    redis.call('HDEL', KEYS[3], m)",
+                "  end",
+                "end");
+
+        /**
+         * The start of a Redlock release (KEYS: lock, queue, waiters; ARGV[1]: owner, ARGV[3]:
+         * member, ARGV[4]: requeue): defines {@code wake}, takes the holder's member off the queue
+         * (or to its back), and returns 0 if the lock is not {@code owner}'s.
+         */
+        static final String HOLDER_LEAVES = String.join(
+                "\n",
+                WAKE_FIRST,
+                DEQUEUE,
+                "dequeue(ARGV[3], ARGV[4])",
+                "if redis.call('GET', KEYS[1]) ~= ARGV[1] then",
+                "  return 0",
+                "end");
+
+        private Lua() {}
+    }
 
     /** A script and its SHA-1 (computed locally, so EVALSHA needs no SCRIPT LOAD first). */
     public record Script(String text, String sha) {

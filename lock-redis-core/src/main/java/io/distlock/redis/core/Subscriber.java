@@ -28,7 +28,9 @@ import redis.clients.jedis.UnifiedJedis;
  * the server at once (no thundering herd). The woken thread always makes its attempt (the engine
  * retries right after the wait returns); if it loses to another client, that client's release
  * publishes again. Events that may have hidden a release (subscription confirmed, reconnection)
- * advance the channel's epoch and wake all its waiters once.
+ * advance the channel's epoch and wake all its waiters once; so does a delayed release (the holder
+ * set a TTL shorter than the one the waiters may have seen), after which each waiter's retry learns
+ * the new TTL.
  *
  * <p>A grant message ends its waiter's wait ({@link Grant}). It comes on this subscriber's own
  * channel ({@link #grantChannel()}, named by the waiter when it queued; on the lock's channel for

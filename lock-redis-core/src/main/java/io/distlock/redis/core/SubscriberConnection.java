@@ -166,7 +166,7 @@ final class SubscriberConnection {
         /**
          * A grant ({@code "g <owner> <token> <server µs> <released owner>"}) wakes its waiter and
          * drops its interest; a release ({@code "1 <owner>"}) adds a wake-up permit and wakes one
-         * waiter.
+         * waiter; a delayed release ({@code "e <owner> <delay ms>"}) wakes every waiter once.
          */
         @Override
         public void onMessage(String channel, String message) {
@@ -203,6 +203,15 @@ final class SubscriberConnection {
                 }
                 if (own) {
                     return; // only grants are published on our own channel
+                }
+                if (message.startsWith("e ")) {
+                    // "e <owner> <delay ms>": a delayed release; the lock now expires after the
+                    // delay, which may be sooner than the TTL the waiters last saw: every waiter
+                    // retries once, learns the new TTL and sleeps until then
+                    if (ch != null) {
+                        ch.broadcast();
+                    }
+                    return;
                 }
                 if (message.startsWith("1 ")) {
                     releasedOwner(channel, message.substring(2));

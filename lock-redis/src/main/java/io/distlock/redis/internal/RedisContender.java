@@ -53,6 +53,9 @@ final class RedisContender implements Contender {
     private final String channel;
     private final List<String> acquireKeys;
     private final List<String> queuedKeys; // null unless queued
+    /** The TTL of an acquisition: this attempt's lease time (a handle may have its own). */
+    private final long leaseMillis;
+
     private Subscription interest;
     private long seenEpoch;
     private long holderTtlNanos;
@@ -74,6 +77,7 @@ final class RedisContender implements Contender {
         this.queued = driver.queued();
         this.ctx = ctx;
         this.name = ctx.lockName();
+        this.leaseMillis = ctx.leaseTime().toMillis();
         RedisKeys keys = driver.keys();
         String tag = RedisKeys.tag(name); // encoded once per attempt, not once per key
         this.lockKey = keys.lockKeyOfTag(tag);
@@ -102,7 +106,7 @@ final class RedisContender implements Contender {
         }
         String owner = Owners.newOwner();
         long sentAt = ctx.ticker().read();
-        ScriptCalls.Reply reply = scripts.acquire(name, acquireKeys, owner);
+        ScriptCalls.Reply reply = scripts.acquire(name, acquireKeys, owner, leaseMillis);
         List<?> result = (List<?>) reply.value();
         long flag = (Long) result.get(0);
         if (flag != 1) {
@@ -159,7 +163,13 @@ final class RedisContender implements Contender {
         }
         // queueing: a grant is to be published on our subscriber's own channel only
         ScriptCalls.Reply reply = scripts.acquireQueued(
-                name, queuedKeys, owner, registerMs, purgeMillis, grant == null ? null : subscriber.grantChannel());
+                name,
+                queuedKeys,
+                owner,
+                leaseMillis,
+                registerMs,
+                purgeMillis,
+                grant == null ? null : subscriber.grantChannel());
         List<?> result = (List<?>) reply.value();
         long flag = (Long) result.get(0);
         if (flag == 1) {

@@ -6,6 +6,7 @@ import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Subscriber;
 import io.distlock.spi.AcquireContext;
+import io.distlock.spi.BatchRenewal;
 import io.distlock.spi.Contender;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.RenewalMode;
@@ -14,14 +15,13 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The Redis driver: one Lua script per acquisition, release and renewal ({@link LockScripts}),
+ * The Redis driver: one Lua script per acquisition, release and renewal ({@link LockScripts}), the
+ * renewals of one tick in one round trip per server ({@link RedisBatchRenewal}),
  * waiting through the provider's single {@link Subscriber}, and on Sentinel the {@link
  * FailoverTracker}. Each attempt is a {@link RedisContender}, each hold a {@link RedisHeldLock}.
  */
 public final class RedisDriver implements LockDriver, RedisInternals {
     private static final String BACKEND = "redis";
-    private static final long MIN_MARGIN_MS = 250;
-    private static final long MAX_MARGIN_MS = 5_000;
 
     private final UnifiedJedis client;
     private final boolean ownsClient;
@@ -30,6 +30,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
     private final Capabilities capabilities;
     private final Subscriber subscriber;
     private final LockScripts scripts;
+    private final RedisBatchRenewal renewal;
     /** Whether waiters queue and releases hand the lock over (see {@link RedisLockOptions#handOff()}). */
     private final boolean queued;
 
@@ -50,19 +51,19 @@ public final class RedisDriver implements LockDriver, RedisInternals {
                 .fifo(false)
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .leaseTiming(Capabilities.LeaseTiming.SERVER)
                 .build();
         long lease = lockOptions.leaseTime().toMillis();
         long retention = options.counterRetention().toMillis();
-        // a queue entry's slack after its waiter's next planned retry: clamp(lease / 4, 250 ms, 5 s)
-        long margin = Math.max(MIN_MARGIN_MS, Math.min(MAX_MARGIN_MS, lease / 4));
+        long margin = LockScripts.marginMillis(lease);
         this.scripts = new LockScripts(
                 new ScriptCalls(
                         client,
                         options.requiredReplicas(),
-                        options.replicaAckTimeout().toMillis()),
-                lease,
-                Math.max(retention, Math.multiplyExact(lease, 10)),
-                margin);
+                        options.replicaAckTimeout().toMillis(),
+                        options.timeouts().requestTimeout()),
+                Math.max(retention, Math.multiplyExact(lease, 10)));
+        this.renewal = new RedisBatchRenewal(scripts.calls(), lockOptions.ticker());
         this.queued = options.handOff() && options.requiredReplicas() == 0;
         this.subscriber = new Subscriber(client, options.keyPrefix(), lockOptions.ticker());
         // an entry written before a failover lives at most hint (≤ a lease) + margin after its
@@ -99,6 +100,11 @@ public final class RedisDriver implements LockDriver, RedisInternals {
     @Override
     public int subscribedChannels() {
         return subscriber.channelCount();
+    }
+
+    @Override
+    public long renewalPipelines() {
+        return renewal.pipelines();
     }
 
     RedisLockOptions options() {
@@ -144,6 +150,12 @@ public final class RedisDriver implements LockDriver, RedisInternals {
         return RenewalMode.WATCHDOG;
     }
 
+    /** One round trip per server for the locks due in a renewal tick ({@link RedisBatchRenewal}). */
+    @Override
+    public BatchRenewal batchRenewal() {
+        return renewal;
+    }
+
     @Override
     public Contender contender(AcquireContext ctx) {
         return new RedisContender(this, ctx);
@@ -154,6 +166,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
         closed = true;
         try {
             subscriber.close();
+            renewal.close();
         } finally {
             if (ownsClient) {
                 client.close();

@@ -13,4 +13,10 @@ public interface RedisInternals {
 
     /** Number of lock channels the provider's subscriber listens to (0 when nobody waits). */
     int subscribedChannels();
+
+    /**
+     * Pipelines the batched renewal has sent so far (one per renewal tick with due locks: one round
+     * trip per server), not counting locks renewed one by one after an error reply.
+     */
+    long renewalPipelines();
 }

@@ -7,6 +7,7 @@ import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
 import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.spi.Deadlines;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -71,6 +72,24 @@ final class Quorum {
     }
 
     /**
+     * Checks a lease time of a lock handle or an extension: a Redlock lease must be longer than
+     * twice the node timeout (the rule the provider's own lease time follows), since a round may take
+     * the node timeout and must leave most of the lease as validity.
+     *
+     * @throws IllegalArgumentException naming the shortest lease time this provider can hold
+     */
+    void checkLeaseTime(Duration leaseTime) {
+        Duration shortest = options.nodeTimeout().multipliedBy(2);
+        if (leaseTime.compareTo(shortest) <= 0) {
+            throw new IllegalArgumentException("leaseTime must be more than 2 × nodeTimeout on this Redlock provider,"
+                    + " so more than " + shortest.toMillis() + " ms (nodeTimeout "
+                    + options.nodeTimeout().toMillis()
+                    + " ms): a round may take nodeTimeout and must leave most of the lease as validity (was "
+                    + leaseTime + ")");
+        }
+    }
+
+    /**
      * End of a round started at {@code sentAt}: {@code nodeTimeout} later, never past the validity.
      * Until a majority of nodes has answered once since the provider opened, the first connection
      * (TCP connect, handshake, script load) counts too and the connect timeout is added, so the
@@ -114,7 +133,9 @@ final class Quorum {
     /**
      * Deletes {@code owner}'s lock on every node whose round-1 request did not answer "no": on a
      * node still busy with that request, the release follows it, so a late acquisition is undone
-     * too. Fire-and-forget; the keys expire with their TTL anyway.
+     * too. It wakes no queued waiter: a try fails because someone else holds the lock, and that
+     * one's release wakes the first in line, or on a split vote, whose contenders try again
+     * themselves. Fire-and-forget; the keys expire with their TTL anyway.
      */
     void releaseEverywhere(Round<List<?>> round1, String name, String owner) {
         List<String> keyList = List.of(keys.lockKey(name));
@@ -141,6 +162,11 @@ final class Quorum {
         }
     }
 
+    /** The keys of {@code REDLOCK_RELEASE} and {@code REDLOCK_RELEASE_AFTER}: lock, queue, waiters. */
+    List<String> releaseKeys(String name) {
+        return List.of(keys.lockKey(name), keys.queueKey(name), keys.waitersKey(name));
+    }
+
     /**
      * Node {@code n}'s request, written by the calling thread on one of the node's direct
      * connections if one is idle (no thread hop), through the node's I/O threads otherwise.
@@ -165,7 +191,8 @@ final class Quorum {
      * The failure of a round that did not reach a majority: a {@link LockConfigurationException} if
      * the nodes that refused the configuration (credentials, an ACL permission, the TLS trust) leave
      * too few for a majority, which no retry can change; otherwise a {@link
-     * BackendUnavailableException}. Both name the nodes and why each failed.
+     * BackendUnavailableException}, which says how many nodes granted, refused and did not answer
+     * (see {@link RoundReport#tally}). Both name the nodes that did not answer and why.
      */
     RuntimeException noMajority(String name, String what, Round<?> round, long deadline) {
         String unanswered = round.describeUnanswered(!round.isDecided() || Deadlines.passed(ticker, deadline));
@@ -179,11 +206,7 @@ final class Quorum {
                     round.firstError());
         }
         return new BackendUnavailableException(
-                what + ": " + (nodes.size() - round.unansweredCount()) + " of " + nodes.size()
-                        + " Redlock nodes answered within "
-                        + options.nodeTimeout().toMillis() + " ms, a majority of "
-                        + size + " is needed; unreachable: "
-                        + unanswered,
+                what + ": " + round.tally(options.nodeTimeout().toMillis()) + "; unreachable: " + unanswered,
                 name,
                 BACKEND,
                 round.firstError());

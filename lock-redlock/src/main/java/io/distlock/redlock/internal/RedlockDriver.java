@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The Redlock driver over N independent masters ({@link Node}s). Every round goes to all nodes at
  * once (each node has its own connection pool and I/O threads) and ends as soon as its outcome is
  * decided or after the per-node timeout ({@link Round}, {@link Quorum}). The Lua scripts are
- * lock-redis-core's {@link Scripts}: {@code REDLOCK_ACQUIRE}, {@code REDLOCK_RAISE}, {@code RENEW}
- * and {@code RELEASE}; the key layout is {@link RedisKeys} under Redlock's own prefix.
+ * lock-redis-core's {@link Scripts} ({@code REDLOCK_*}, {@code RENEW}, and {@code RELEASE} to undo
+ * a failed try); the key layout is {@link RedisKeys} under Redlock's own prefix.
  *
  * <p>Acquisition with fencing (one round, two when the nodes' counters differ): round 1 is {@code
  * SET lock owner NX PX lease} on every node and, where granted, increments the node's fencing
@@ -32,24 +32,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that did not answer. Without fencing, round 1 alone decides (the counters still move). See
  * {@link RedlockContender} and {@link RedlockHeldLock}.
  *
- * <p>Waiting: on the lock's release channel on every node (lock-redis-core's {@code Subscriber},
- * one per node, merged by {@link Waiters}: one local waiter woken per release), bounded by the
- * holder's TTL; a woken waiter asks one leader node first, so waiters woken together do not split
- * the votes; a jittered delay of up to {@link RedlockLockOptions#maxRetryDelay()} when fewer than a
- * majority of subscriptions are confirmed.
+ * <p>Waiting: a provider's waiters of a lock are one member of the lock's wake-up queue on every
+ * node, with a wake channel of their own (lock-redis-core's {@code Subscriber}, one per node, merged
+ * by {@link Waiters}); a release wakes the first live member on each node it deleted from, and one
+ * waiter in it. Waits are bounded by the holder's TTL; after a split vote a waiter asks one leader
+ * node first, so contenders retrying together do not split the votes again; a jittered delay of up
+ * to {@link RedlockLockOptions#maxRetryDelay()} when fewer than a majority of subscriptions are
+ * confirmed.
  */
 public final class RedlockDriver implements LockDriver, RedlockInternals {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final Quorum quorum;
     private final Capabilities capabilities;
-    private final String leaseMillis;
     private final CountDownLatch closedSignal = new CountDownLatch(1);
     private final Waiters waiters;
     private volatile boolean closed;
 
     private RedlockDriver(List<NodeAddress> addresses, RedlockLockOptions options, LockOptions lockOptions) {
-        this.leaseMillis = Long.toString(lockOptions.leaseTime().toMillis());
         this.capabilities = Capabilities.builder()
                 .fencing(options.fencing() ? Capabilities.Fencing.MONOTONIC_PER_LOCK : Capabilities.Fencing.NONE)
                 .fencingSurvivesServerRestart(options.fencing() && options.assumePersistence())
@@ -58,6 +58,7 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
                 .fifo(false)
                 .reentrant(false)
                 .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+                .leaseTiming(Capabilities.LeaseTiming.SERVER)
                 .build();
         String threadPrefix = "distlock-redlock-io-" + SEQUENCE.incrementAndGet();
         List<Node> opened = new ArrayList<>();
@@ -71,10 +72,18 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         }
         List<Node> nodes = List.copyOf(opened);
         this.quorum = new Quorum(nodes, options, lockOptions.ticker(), new RedisKeys(options.keyPrefix()));
-        this.waiters = new Waiters(nodes, lockOptions.ticker());
-        List<Scripts.Script> scripts = options.fencing()
-                ? List.of(Scripts.REDLOCK_ACQUIRE, Scripts.REDLOCK_RAISE, Scripts.RENEW, Scripts.RELEASE)
-                : List.of(Scripts.REDLOCK_ACQUIRE, Scripts.RENEW, Scripts.RELEASE);
+        this.waiters = new Waiters(nodes, lockOptions.ticker(), quorum.keys());
+        List<Scripts.Script> scripts = new ArrayList<>(List.of(
+                Scripts.REDLOCK_ACQUIRE,
+                Scripts.RENEW,
+                Scripts.REDLOCK_RELEASE,
+                Scripts.RELEASE,
+                Scripts.REDLOCK_ACQUIRE_QUEUED,
+                Scripts.REDLOCK_RELEASE_AFTER,
+                Scripts.REDLOCK_LEAVE));
+        if (options.fencing()) {
+            scripts.add(1, Scripts.REDLOCK_RAISE);
+        }
         nodes.forEach(n -> n.warmUp(scripts));
     }
 
@@ -125,11 +134,6 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return waiters;
     }
 
-    /** The lease, as the scripts' TTL argument. */
-    String leaseMillis() {
-        return leaseMillis;
-    }
-
     boolean isClosed() {
         return closed;
     }
@@ -157,8 +161,15 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         return RenewalMode.WATCHDOG;
     }
 
+    /**
+     * A contender for {@code ctx}'s lock, with its lease time (the provider's, or the handle's own).
+     *
+     * @throws IllegalArgumentException if the lease time is not more than twice the node timeout
+     *     (see {@link Quorum#checkLeaseTime})
+     */
     @Override
     public Contender contender(AcquireContext ctx) {
+        quorum.checkLeaseTime(ctx.leaseTime());
         return new RedlockContender(this, ctx);
     }
 

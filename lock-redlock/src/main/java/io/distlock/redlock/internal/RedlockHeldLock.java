@@ -4,11 +4,11 @@ import static io.distlock.redlock.internal.Quorum.directOrIo;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Ticker;
-import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.Scripts;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.Deadlines;
 import io.distlock.spi.HeldLock;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -16,9 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lock this provider holds on a majority: renewed by compare-and-{@code PEXPIRE} on every node
- * (extended only if a majority extended within the remaining validity), released by
- * compare-and-delete on every node's release lane.
+ * A lock this provider holds on a majority: renewed and extended by compare-and-{@code PEXPIRE} on
+ * every node (the new validity only if a majority set it within the remaining validity), released
+ * by compare-and-delete, or let run out after a delay by compare-and-{@code PEXPIRE}, on every
+ * node's release lane.
  */
 final class RedlockHeldLock implements HeldLock {
     private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
@@ -31,6 +32,10 @@ final class RedlockHeldLock implements HeldLock {
     private final Round<List<?>> round1;
     private final OptionalLong token;
     private volatile long validUntil;
+    /** The time to live renewals set: the acquisition's lease time, or the last extension's. */
+    private volatile Duration leaseTime;
+    /** The waiters whose queue member got the lock (taken off the queue on release), or null. */
+    private final Waiters.Group queuedIn;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -38,7 +43,8 @@ final class RedlockHeldLock implements HeldLock {
             String owner,
             Round<List<?>> round1,
             OptionalLong token,
-            long validUntil) {
+            long validUntil,
+            Waiters.Group queuedIn) {
         this.driver = driver;
         this.quorum = driver.quorum();
         this.ticker = quorum.ticker();
@@ -47,6 +53,8 @@ final class RedlockHeldLock implements HeldLock {
         this.round1 = round1;
         this.token = token;
         this.validUntil = validUntil;
+        this.leaseTime = ctx.leaseTime();
+        this.queuedIn = queuedIn;
     }
 
     @Override
@@ -61,10 +69,38 @@ final class RedlockHeldLock implements HeldLock {
 
     @Override
     public boolean renew() {
+        return setTimeToLive(leaseTime, "cannot renew lock '");
+    }
+
+    /**
+     * Sets the lock's time to live to {@code leaseTime} on every node where it still holds our owner
+     * value, in one parallel round; later renewals use it too. Extended only if a majority set it
+     * within the remaining validity; the new validity is then counted, as an acquisition's, from
+     * before the round: {@code leaseTime - elapsed - drift}.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is not more than twice the node timeout
+     */
+    @Override
+    public boolean extend(Duration leaseTime) {
+        quorum.checkLeaseTime(leaseTime);
+        if (!setTimeToLive(leaseTime, "cannot extend lock '")) {
+            return false;
+        }
+        this.leaseTime = leaseTime;
+        return true;
+    }
+
+    /**
+     * One compare-and-{@code PEXPIRE} round to every node: {@code true} (and the validity moved)
+     * if a majority set {@code ttl} before the validity ran out, {@code false} if a majority no
+     * longer holds our value; otherwise the outcome is unknown ({@link
+     * BackendUnavailableException}).
+     */
+    private boolean setTimeToLive(Duration ttl, String what) {
         String name = ctx.lockName();
         long sentAt = ticker.read();
         List<String> keyList = List.of(quorum.keys().lockKey(name));
-        List<String> args = List.of(owner, driver.leaseMillis());
+        List<String> args = List.of(owner, Long.toString(ttl.toMillis()));
         long deadline = quorum.roundDeadline(sentAt, validUntil);
         Round<Long> round = Round.startDirect(
                 ticker,
@@ -75,7 +111,7 @@ final class RedlockHeldLock implements HeldLock {
         boolean extended = round.awaitTimed(
                 ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
         if (extended && !Deadlines.passed(ticker, validUntil)) {
-            validUntil = ctx.validUntil(sentAt);
+            validUntil = ttl == ctx.leaseTime() ? ctx.validUntil(sentAt) : ctx.validUntil(sentAt, ttl);
             return true;
         }
         if (round.noCount() > quorum.nodes().size() - quorum.size()) {
@@ -83,17 +119,18 @@ final class RedlockHeldLock implements HeldLock {
         }
         if (extended) {
             throw new BackendUnavailableException(
-                    "renewal of lock '" + name + "' reached a majority only after the validity ran out",
+                    what + name + "': a majority set its time to live only after the validity ran out",
                     name,
                     Quorum.BACKEND,
                     null);
         }
-        throw quorum.noMajority(name, "cannot renew lock '" + name + "'", round, deadline);
+        throw quorum.noMajority(name, what + name + "'", round, deadline);
     }
 
     /**
      * Compare-and-delete on every node, on each node's release lane (never behind acquisition
-     * rounds). Ends as soon as a majority deleted our value ({@code true}) or a majority no longer
+     * rounds); each node that deleted our value takes our queue member (if we waited) off its queue
+     * and wakes the first waiter queued there. Ends as soon as a majority deleted our value ({@code true}) or a majority no longer
      * held it ({@code false}); otherwise, once every node answered or timed out, {@code true} if a
      * majority answered (nodes that refused round 1 never held our value), else {@link
      * BackendUnavailableException}. A node has {@code nodeTimeout} from the moment its request is
@@ -102,10 +139,43 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
+        return finalRound(
+                Scripts.REDLOCK_RELEASE,
+                List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
+                "release of lock '");
+    }
+
+    /**
+     * Compare-and-{@code PEXPIRE delay} on every node, as {@link #release()} deletes: the lock then
+     * runs out on the servers {@code delay} from now, also if this client dies at once. The first
+     * queued waiter is woken to learn the shorter time to live, and tries when it runs out.
+     */
+    @Override
+    public boolean releaseAfter(Duration delay) {
+        long millis = Math.max(1, delay.toMillis());
+        return finalRound(
+                Scripts.REDLOCK_RELEASE_AFTER,
+                List.of(owner, Long.toString(millis), member(), requeue()),
+                "delayed release of lock '");
+    }
+
+    /** The queue member that got the lock, or {@code ""}. */
+    private String member() {
+        return queuedIn == null ? "" : queuedIn.member();
+    }
+
+    /** {@code "1"} if other waiters of this provider share the member: it goes to the back of the line. */
+    private String requeue() {
+        return queuedIn != null && queuedIn.isOpen() ? "1" : "0";
+    }
+
+    /**
+     * The last request of this lock to every node ({@code script} on the lock key with {@code
+     * args}), as {@link #release()} describes it.
+     */
+    private boolean finalRound(Scripts.Script script, List<String> args, String what) {
         String name = ctx.lockName();
-        RedisKeys keys = quorum.keys();
-        List<String> keyList = List.of(keys.lockKey(name));
-        List<String> args = List.of(owner, keys.channel(name));
+        List<String> keyList = quorum.releaseKeys(name);
         long sentAt = ticker.read();
         Round<Long> round = Round.<Long>startDirect(
                         ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
@@ -117,16 +187,16 @@ final class RedlockHeldLock implements HeldLock {
                             if (r1.isDone()) {
                                 // from this thread if a direct connection is idle, else on the release lane
                                 CompletableFuture<Long> f = new CompletableFuture<>();
-                                DirectRequest<Long> d = n.sendReleaseDirect(Scripts.RELEASE, keyList, args, send, f);
+                                DirectRequest<Long> d = n.sendReleaseDirect(script, keyList, args, send, f);
                                 if (d == null) {
-                                    return n.runRelease(Scripts.RELEASE, keyList, args, send);
+                                    return n.runRelease(script, keyList, args, send);
                                 }
                                 direct.accept(d);
                                 return f;
                             }
-                            // otherwise the release follows round 1's request there
+                            // otherwise the request follows round 1's there
                             return r1.handle((r, e) -> null)
-                                    .thenCompose(ignored -> n.<Long>runRelease(Scripts.RELEASE, keyList, args, send));
+                                    .thenCompose(ignored -> n.<Long>runRelease(script, keyList, args, send));
                         })
                 .neverDropped();
         long nodeTimeoutNanos = quorum.nodeTimeoutNanos();
@@ -151,6 +221,6 @@ final class RedlockHeldLock implements HeldLock {
             log.debug("distlock.redlock.release_by_answers lock={}", name);
             return true;
         }
-        throw quorum.noMajority(name, "release of lock '" + name + "' is unconfirmed", round, releaseDeadline);
+        throw quorum.noMajority(name, what + name + "' is unconfirmed", round, releaseDeadline);
     }
 }

@@ -359,6 +359,17 @@ final class Round<T> {
         }
     }
 
+    /** How many nodes said yes, no and nothing, in one reading ({@link RoundReport#tally}). */
+    String tally(long nodeTimeoutMillis) {
+        lock.lock();
+        try {
+            return RoundReport.tally(
+                    nodes.size(), yesCount, noCount, nodes.size() - yesCount - noCount, nodeTimeoutMillis, quorum);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Number of nodes whose request failed on a configuration problem ({@link RedisErrors}). */
     int configurationFailureCount() {
         lock.lock();

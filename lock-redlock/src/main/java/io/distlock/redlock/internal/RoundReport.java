@@ -37,6 +37,18 @@ final class RoundReport {
         return failed.toString();
     }
 
+    /**
+     * What a round that reached no majority got, e.g. {@code "2 of 5 Redlock nodes granted, 2
+     * refused and 1 did not answer (node timeout 50 ms), a majority of 3 is needed"}: "granted" is
+     * a yes of the round's request (the lock, the counter, the extension, the deletion), "refused" a
+     * no, and a node that did not answer failed or had no reply in time.
+     */
+    static String tally(int nodes, int granted, int refused, int unanswered, long nodeTimeoutMillis, int majority) {
+        return granted + " of " + nodes + " Redlock nodes granted, " + refused + " refused and " + unanswered
+                + " did not answer (node timeout " + nodeTimeoutMillis + " ms), a majority of " + majority
+                + " is needed";
+    }
+
     /** Number of {@code errors} that are configuration problems ({@link RedisErrors}). */
     static int configurationFailures(Throwable[] errors) {
         int n = 0;

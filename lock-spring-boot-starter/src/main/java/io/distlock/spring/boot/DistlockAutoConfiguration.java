@@ -4,11 +4,13 @@ import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.micrometer.MicrometerLockObserver;
+import io.distlock.micrometer.MicrometerPoolMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -92,6 +94,13 @@ public class DistlockAutoConfiguration {
                     .tagLockNames(properties.getMetrics().isTagLockNames())
                     .build();
             return options -> options.mutate().observer(observer).build();
+        }
+
+        /** Gauges of the provider's connection pool, for the backends that have one (the SQL backends). */
+        @Bean
+        SmartInitializingSingleton distlockPoolMetricsBinder(
+                ObjectProvider<LockProvider> providers, MeterRegistry registry) {
+            return () -> providers.ifAvailable(p -> MicrometerPoolMetrics.bind(p, registry));
         }
     }
 }

@@ -10,7 +10,8 @@ public class DistlockProperties {
 
     /**
      * Lock provider URI, for example redis://127.0.0.1:6379, zookeeper://host:2181, etcd://host:2379,
-     * mysql://user:password@host:3306/db or mem://name (in-JVM, for tests). The backend module
+     * mysql://user:password@host:3306/db, postgresql://user:password@host:5432/db or mem://name (in-JVM,
+     * for tests). The backend module
      * (io.distlock:lock-redis, ...) must be on the class path. No LockProvider bean is created
      * without it.
      */
@@ -18,17 +19,21 @@ public class DistlockProperties {
 
     /**
      * How long a lease lasts on the server when its holder stops renewing (the TTL). Overrides the
-     * URI's leaseTime parameter; the backend's default when neither is set.
+     * URI's leaseTime parameter; 30 seconds (LockOptions.DEFAULT_LEASE_TIME) when neither is set.
      */
     private Duration leaseTime;
 
     /**
-     * Whether a watchdog renews held leases. Overrides the URI's autoRenew parameter. Session-based
-     * backends (ZooKeeper, etcd) always keep leases alive with their session.
+     * Whether held leases are renewed automatically (by a watchdog, or by the backend's session).
+     * Overrides the URI's autoRenew parameter. When false, a lease ends at its lease time on every
+     * backend. The URI's value, else true, when not set.
      */
     private Boolean autoRenew;
 
-    /** Cap on the total time a lease may be held through renewals; none when not set. */
+    /**
+     * Cap on the total time a lease may be held through renewals. Overrides the URI's maxHoldTime
+     * parameter; no cap when neither is set.
+     */
     private Duration maxHoldTime;
 
     private final Health health = new Health();

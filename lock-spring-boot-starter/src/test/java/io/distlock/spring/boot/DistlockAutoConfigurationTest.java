@@ -154,6 +154,25 @@ class DistlockAutoConfigurationTest {
     }
 
     @Test
+    void customizer_readmeBean_setsAnOptionThePropertiesDoNot() {
+        runner.withPropertyValues("distlock.url=mem://autoconfig-readme-customizer", "distlock.lease-time=6s")
+                .withUserConfiguration(RenewOften.class)
+                .run(ctx -> assertThat(ctx.getBean(LockProvider.class).toString())
+                        .contains("leaseTime=PT6S", "renewalFraction=0.2"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RenewOften {
+        // README-BEGIN lock-options-customizer
+        @Bean
+        LockOptionsCustomizer renewOften() {
+            // renew after a fifth of the lease time instead of a third; the rest stays as configured
+            return options -> options.mutate().renewalFraction(0.2).build();
+        }
+        // README-END
+    }
+
+    @Test
     void close_contextClosed_leasesReleasedAndNoDistlockThreadsLeft() {
         AtomicReference<Lease> held = new AtomicReference<>();
         runner.withPropertyValues("distlock.url=mem://autoconfig-close", "distlock.lease-time=1s")

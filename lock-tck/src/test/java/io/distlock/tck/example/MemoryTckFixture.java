@@ -6,6 +6,7 @@ import io.distlock.memory.MemoryLockProvider;
 import io.distlock.memory.MemoryLockServer;
 import io.distlock.tck.TckFixture;
 import io.distlock.tck.UnsupportedHookException;
+import java.time.Duration;
 
 /** TCK fixture for the in-JVM provider: every client is a provider on one shared server. */
 public final class MemoryTckFixture implements TckFixture {
@@ -19,6 +20,20 @@ public final class MemoryTckFixture implements TckFixture {
     @Override
     public LockProvider newClient(LockOptions options) {
         return MemoryLockProvider.builder().server(server).options(options).build();
+    }
+
+    @Override
+    public LockProvider newClientWithReplyDelay(LockOptions options, Duration delay) {
+        return MemoryLockProvider.builder()
+                .server(server)
+                .options(options)
+                .replyDelay(delay)
+                .build();
+    }
+
+    @Override
+    public long serverRequestCount() {
+        return server.requests();
     }
 
     @Override

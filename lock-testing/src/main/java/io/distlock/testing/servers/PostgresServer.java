@@ -69,6 +69,7 @@ public final class PostgresServer extends DelegatingTestServer {
     /** Options of a server; {@link #start()} is {@code builder().start()}. */
     public static final class Builder {
         private boolean durable;
+        private boolean statementStatistics;
         private TestCertificates tls;
 
         private Builder() {}
@@ -89,12 +90,23 @@ public final class PostgresServer extends DelegatingTestServer {
             return this;
         }
 
+        /**
+         * Loads {@code pg_stat_statements} ({@code shared_preload_libraries}, with utility statements
+         * such as {@code BEGIN} and {@code COMMIT} counted) and creates the extension in {@link
+         * #DATABASE}: {@code SELECT sum(calls) FROM pg_stat_statements} then counts the statements
+         * the server ran.
+         */
+        public Builder statementStatistics(boolean statementStatistics) {
+            this.statementStatistics = statementStatistics;
+            return this;
+        }
+
         public PostgresServer start() {
-            return PostgresServer.start(durable, tls);
+            return PostgresServer.start(durable, statementStatistics, tls);
         }
     }
 
-    private static PostgresServer start(boolean durable, TestCertificates tls) {
+    private static PostgresServer start(boolean durable, boolean statementStatistics, TestCertificates tls) {
         Path bin = binDir();
         Path postgres = bin.resolve("postgres");
         Path initdb = bin.resolve("initdb");
@@ -122,6 +134,13 @@ public final class PostgresServer extends DelegatingTestServer {
                             "shared_buffers=32MB",
                             "-c",
                             "log_min_messages=warning");
+                    if (statementStatistics) {
+                        c.addAll(List.of(
+                                "-c",
+                                "shared_preload_libraries=pg_stat_statements",
+                                "-c",
+                                "pg_stat_statements.track_utility=on"));
+                    }
                     if (!durable) {
                         // commits still reach the kernel (a killed server keeps them), never the disk
                         c.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off"));
@@ -189,6 +208,9 @@ public final class PostgresServer extends DelegatingTestServer {
                     if (psqlIn(root, s, "postgres", "SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")
                             .isEmpty()) {
                         psqlIn(root, s, "postgres", "CREATE DATABASE " + DATABASE + " OWNER " + USER);
+                    }
+                    if (statementStatistics) {
+                        psqlIn(root, s, DATABASE, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
                     }
                 },
                 Duration.ofSeconds(60),

@@ -214,4 +214,52 @@ public final class RedisServer extends DelegatingTestServer {
     public String call(String... command) throws IOException {
         return Probes.redisString(access, host(), port(), command);
     }
+
+    /**
+     * Commands the server served to clients so far, from {@code INFO commandstats} (commands called
+     * from scripts count too), leaving out what a deployment sends itself: Sentinel's and replicas'
+     * {@code PING}, {@code INFO}, {@code REPLCONF}, {@code PUBLISH} of hellos, and connection set-up
+     * ({@code HELLO}, {@code AUTH}, {@code CLIENT}, {@code SELECT}, {@code COMMAND}, ...). Only
+     * differences mean something.
+     *
+     * @throws IOException if the server does not answer
+     */
+    public long clientCommandCalls() throws IOException {
+        long n = 0;
+        for (String line : call("INFO", "commandstats").split("\\r?\\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+            if (DEPLOYMENT_COMMANDS.contains(command.replaceFirst("\\|.*", ""))) {
+                continue;
+            }
+            int calls = line.indexOf("calls=");
+            int end = line.indexOf(',', calls);
+            n += Long.parseLong(line.substring(calls + "calls=".length(), end < 0 ? line.length() : end));
+        }
+        return n;
+    }
+
+    /** Commands {@link #clientCommandCalls()} leaves out. */
+    private static final java.util.Set<String> DEPLOYMENT_COMMANDS = java.util.Set.of(
+            "ping",
+            "info",
+            "replconf",
+            "publish",
+            "hello",
+            "auth",
+            "client",
+            "select",
+            "command",
+            "config",
+            "cluster",
+            "role",
+            "psync",
+            "sync",
+            "multi",
+            "exec",
+            "slaveof",
+            "replicaof",
+            "sentinel");
 }

@@ -92,12 +92,11 @@ final class ZkContender implements Contender {
     /**
      * Whether the watch proves the lock ours without a listing: the predecessor is gone (see {@link
      * PredecessorWatch#goneWhileLowest()}), our node is still there on the current session, and the
-     * client is connected. Only with automatic renewal (the lease follows the session).
+     * client is connected.
      */
     private boolean predecessorGoneWhileLowest() {
         return watch.goneWhileLowest()
                 && node.name() != null
-                && ctx.options().autoRenew()
                 && node.sessionId() == session.currentSessionId()
                 && requests.isConnected();
     }
@@ -107,7 +106,6 @@ final class ZkContender implements Contender {
      * request the server answered on our session.
      */
     private ZkHeld hold(long sentAt) {
-        boolean renew = ctx.options().autoRenew();
         ZkHeld h = new ZkHeld(
                 requests,
                 session,
@@ -115,20 +113,15 @@ final class ZkContender implements Contender {
                 node.path(node.name()),
                 node.czxid(),
                 node.sessionId(),
-                renew ? session.sessionDeadline(sentAt) : ctx.validUntil(sentAt),
-                renew,
+                session.sessionDeadline(sentAt),
                 waited);
         session.held.add(h);
-        if (renew) {
-            driver.keepalive.ensureStarted();
-            if (Deadlines.remaining(ctx.ticker(), h.validUntilNanos()) < session.sessionTimeoutNanos() / 2) {
-                // the replies came late (a reconnect, a slow server, a long wait since the last
-                // answered request): one more round trip so that the new lease starts with a useful
-                // validity
-                session.refresh(ctx.lockName());
-            }
-        } else {
-            driver.keepalive.scheduleLeaseEnd(h, Deadlines.after(sentAt, ctx.leaseTime()));
+        driver.keepalive.ensureStarted();
+        if (Deadlines.remaining(ctx.ticker(), h.validUntilNanos()) < session.sessionTimeoutNanos() / 2) {
+            // the replies came late (a reconnect, a slow server, a long wait since the last
+            // answered request): one more round trip so that the new lease starts with a useful
+            // validity
+            session.refresh(ctx.lockName());
         }
         if (node.sessionId() != session.currentSessionId()) {
             h.lose("ZooKeeper session changed during acquisition", null);

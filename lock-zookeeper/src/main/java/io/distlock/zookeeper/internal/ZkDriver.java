@@ -24,7 +24,11 @@ import org.slf4j.LoggerFactory;
  * protected ephemeral-sequential child ({@link QueueNode}); the lowest sequence holds the lock and
  * every other contender watches only its immediate predecessor ({@link PredecessorWatch}). The
  * fencing token is the holder node's czxid. Leases live as long as the session ({@link
- * RenewalMode#SESSION}).
+ * RenewalMode#SESSION}), so lease times are the client's ({@link Capabilities.LeaseTiming#CLIENT}):
+ * the engine ends a lease at its own time (a handle's lease time without renewal, an extension)
+ * and releases it, and keeps a delayed release ({@code releaseAfter}) with its timer; a crashed
+ * holder keeps the lock until the server expires its session. With {@code autoRenew=false} the
+ * engine reports {@code automaticRenewal=false}.
  */
 public final class ZkDriver implements LockDriver, ZkInternals {
     static final Capabilities CAPABILITIES = Capabilities.builder()
@@ -35,6 +39,7 @@ public final class ZkDriver implements LockDriver, ZkInternals {
             .fifo(true)
             .reentrant(false)
             .failover(Capabilities.Failover.HELD_LOCKS_SURVIVE)
+            .leaseTiming(Capabilities.LeaseTiming.CLIENT)
             .build();
 
     private static final Logger log = LoggerFactory.getLogger(ZkDriver.class);
@@ -42,7 +47,6 @@ public final class ZkDriver implements LockDriver, ZkInternals {
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final String root;
-    private final boolean autoRenew;
     final ZkCounters counters = new ZkCounters();
     final QueueNodeNames names = new QueueNodeNames();
     final MultiCreateHint hint = new MultiCreateHint();
@@ -70,7 +74,6 @@ public final class ZkDriver implements LockDriver, ZkInternals {
         this.client = client;
         this.ownsClient = ownsClient;
         this.root = root.equals("/") ? "" : root;
-        this.autoRenew = lockOptions.autoRenew();
         // the longest wait for one background reply: Curator's own retries wait for a connection
         // (connectTimeout each) and give up once the session is gone
         long operationTimeoutNanos = 2 * connectTimeout.toNanos() + sessionTimeout.toNanos();
@@ -87,9 +90,7 @@ public final class ZkDriver implements LockDriver, ZkInternals {
 
     @Override
     public Capabilities capabilities() {
-        return autoRenew
-                ? CAPABILITIES
-                : CAPABILITIES.mutate().automaticRenewal(false).build();
+        return CAPABILITIES;
     }
 
     @Override

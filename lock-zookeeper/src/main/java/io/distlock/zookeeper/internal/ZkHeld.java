@@ -1,9 +1,12 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.spi.AcquireContext;
 import io.distlock.spi.HeldLock;
+import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.concurrent.ScheduledFuture;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * A held lock: our queue node, lowest in its parent, owned by session {@link #sessionId}.
@@ -12,8 +15,9 @@ import java.util.concurrent.ScheduledFuture;
  * the last request the server answered on this session (the server heard from us no earlier than
  * that send time, so it cannot expire the session before this deadline). The keepalive
  * moves it forward; a suspended connection stops it from moving; after a reconnect it moves again
- * only once the node was verified to be still ours. Without auto-renewal it is fixed at {@code
- * acquisition + leaseTime - margin}.
+ * only once the node was verified to be still ours. A lease's own time (a handle's lease time
+ * without renewal, an extension) is the engine's: it ends the lease at that time and calls {@link
+ * #release()}, which deletes the node.
  */
 final class ZkHeld implements HeldLock {
     private final ZkRequests requests;
@@ -22,14 +26,12 @@ final class ZkHeld implements HeldLock {
     final String path;
     final long czxid;
     final long sessionId;
-    private final boolean renewing;
     // our node waited behind others: a successor may not know it became the lowest
     private final boolean announceRelease;
     private final Object state = new Object();
     private long validUntil;
     private boolean verified = true;
     private boolean lost;
-    private volatile ScheduledFuture<?> expiry;
 
     ZkHeld(
             ZkRequests requests,
@@ -39,7 +41,6 @@ final class ZkHeld implements HeldLock {
             long czxid,
             long sessionId,
             long validUntil,
-            boolean renewing,
             boolean announceRelease) {
         this.requests = requests;
         this.session = session;
@@ -48,18 +49,7 @@ final class ZkHeld implements HeldLock {
         this.czxid = czxid;
         this.sessionId = sessionId;
         this.validUntil = validUntil;
-        this.renewing = renewing;
         this.announceRelease = announceRelease;
-    }
-
-    void expireAt(ScheduledFuture<?> task) {
-        this.expiry = task;
-    }
-
-    /** Without auto-renewal the lease ends at its lease time: report it lost and free the lock. */
-    void leaseTimeReached() {
-        lose("lease time passed and automatic renewal is off", null);
-        requests.deleteInBackground(path);
     }
 
     @Override
@@ -77,7 +67,7 @@ final class ZkHeld implements HeldLock {
     /** The server answered, on our session, a request sent when the deadline was {@code deadline}. */
     void heard(long deadline) {
         synchronized (state) {
-            if (lost || !renewing || !verified || deadline - validUntil <= 0) {
+            if (lost || !verified || deadline - validUntil <= 0) {
                 return;
             }
             validUntil = deadline;
@@ -107,17 +97,47 @@ final class ZkHeld implements HeldLock {
             lost = true;
             validUntil = ctx.ticker().read();
         }
-        cancelExpiry();
         session.held.remove(this);
         ctx.reportLost(reason, cause);
         ctx.validityChanged();
     }
 
-    private void cancelExpiry() {
-        ScheduledFuture<?> task = expiry;
-        if (task != null) {
-            task.cancel(false);
+    /**
+     * Owner check for {@link io.distlock.Lease#extend}: one {@code exists} on our node, which must
+     * still be there with our czxid and owned by our session. The lease's time is kept by the
+     * engine (a lock lives as long as the session); the answer also moves the session's validity.
+     *
+     * @return whether the node is still ours
+     * @throws BackendUnavailableException if the server could not be asked (our session still lives)
+     */
+    @Override
+    public boolean extend(Duration leaseTime) {
+        synchronized (state) {
+            if (lost) {
+                return false;
+            }
         }
+        if (session.currentSessionId() != sessionId) {
+            return false; // our session ended, and our ephemeral node with it
+        }
+        long sentAt = ctx.ticker().read();
+        Stat s;
+        try {
+            s = requests.stat(path, ctx.lockName());
+        } catch (BackendUnavailableException e) {
+            if (e.getCause() instanceof KeeperException.SessionExpiredException
+                    || session.currentSessionId() != sessionId) {
+                return false;
+            }
+            throw e;
+        }
+        if (s == null || s.getEphemeralOwner() != sessionId || s.getCzxid() != czxid) {
+            return false;
+        }
+        if (session.currentSessionId() == sessionId) {
+            session.noteAnswered(sentAt);
+        }
+        return true;
     }
 
     @Override
@@ -125,7 +145,6 @@ final class ZkHeld implements HeldLock {
         synchronized (state) {
             lost = true;
         }
-        cancelExpiry();
         session.held.remove(this);
         // The path carries a unique protection prefix and a sequence number: nobody else ever
         // creates it, so deleting it by path is owner-only. A failed delete throws (outcome

@@ -1,6 +1,5 @@
 package io.distlock.zookeeper.internal;
 
-import io.distlock.spi.Deadlines;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -13,8 +12,7 @@ import org.slf4j.LoggerFactory;
  * The provider's own thread, {@code distlock-zookeeper-keepalive-N} (daemon, started on first use,
  * stopped on {@link #close()}): while the client holds locks it sends one {@code exists} every
  * fifth of the session timeout, whose answer moves the validity of all leases of the session
- * forward (one request per client, not per lock); and without auto-renewal it ends each lease at its
- * lease time.
+ * forward (one request per client, not per lock).
  */
 final class ZkKeepalive {
     private static final Logger log = LoggerFactory.getLogger(ZkKeepalive.class);
@@ -46,19 +44,6 @@ final class ZkKeepalive {
             long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), session.sessionTimeoutNanos() / 5);
             task = e.scheduleWithFixedDelay(this::keepalive, period, period, TimeUnit.NANOSECONDS);
         }
-    }
-
-    /**
-     * Without auto-renewal a lease lasts its lease time, as on TTL backends: at {@code endNanos}
-     * the lease is reported lost and its node deleted.
-     */
-    void scheduleLeaseEnd(ZkHeld h, long endNanos) {
-        ScheduledThreadPoolExecutor e = executor();
-        if (e == null) {
-            return;
-        }
-        long delay = Deadlines.remaining(session.ticker, endNanos);
-        h.expireAt(e.schedule(h::leaseTimeReached, delay, TimeUnit.NANOSECONDS));
     }
 
     synchronized void close() {

@@ -30,8 +30,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * thread (the registry's locks are thread-bound), which the comparison does.
  */
 public final class JdbcLockRegistryClient implements LockClient {
-    /** The DDL Spring Integration ships for MySQL; only its {@code INT_LOCK} statement is used. */
-    private static final String SCHEMA = "org/springframework/integration/jdbc/schema-mysql.sql";
+    /** The DDL Spring Integration ships per database ({@code mysql}, {@code postgresql}); only {@code INT_LOCK} is used. */
+    private static final String SCHEMA = "org/springframework/integration/jdbc/schema-%s.sql";
 
     private final HikariDataSource pool;
     private final DefaultLockRepository repository;
@@ -60,31 +60,35 @@ public final class JdbcLockRegistryClient implements LockClient {
 
     /**
      * Creates the {@code INT_LOCK} table with the statement from Spring Integration's shipped {@code
-     * schema-mysql.sql}, unless it exists.
+     * schema-<database>.sql} ({@code mysql}, {@code postgresql}), unless it exists.
      */
-    public static void createTable(String jdbcUrl, String user, String password) throws SQLException {
+    public static void createTable(String jdbcUrl, String user, String password, String database) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl, user, password)) {
             DatabaseMetaData meta = c.getMetaData();
-            try (ResultSet rs = meta.getTables(c.getCatalog(), null, "INT_LOCK", new String[] {"TABLE"})) {
-                if (rs.next()) {
-                    return;
+            // PostgreSQL folds the unquoted name to lower case
+            for (String name : new String[] {"INT_LOCK", "int_lock"}) {
+                try (ResultSet rs = meta.getTables(c.getCatalog(), null, name, new String[] {"TABLE"})) {
+                    if (rs.next()) {
+                        return;
+                    }
                 }
             }
             try (Statement s = c.createStatement()) {
-                s.execute(intLockDdl());
+                s.execute(intLockDdl(database));
             }
         }
     }
 
-    static String intLockDdl() {
+    static String intLockDdl(String database) {
+        String resource = String.format(SCHEMA, database);
         String script;
-        try (InputStream in = JdbcLockRegistryClient.class.getClassLoader().getResourceAsStream(SCHEMA)) {
+        try (InputStream in = JdbcLockRegistryClient.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(SCHEMA + " is not on the class path (spring-integration-jdbc)");
+                throw new IllegalStateException(resource + " is not on the class path (spring-integration-jdbc)");
             }
             script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + SCHEMA, e);
+            throw new IllegalStateException("cannot read " + resource, e);
         }
         for (String statement : script.split(";")) {
             String s = statement.strip();
@@ -97,7 +101,7 @@ public final class JdbcLockRegistryClient implements LockClient {
                 return s;
             }
         }
-        throw new IllegalStateException("no CREATE TABLE INT_LOCK statement in " + SCHEMA);
+        throw new IllegalStateException("no CREATE TABLE INT_LOCK statement in " + resource);
     }
 
     @Override

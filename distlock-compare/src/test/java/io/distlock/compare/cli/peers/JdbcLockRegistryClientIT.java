@@ -19,8 +19,8 @@ class JdbcLockRegistryClientIT {
     @BeforeAll
     static void start() throws Exception {
         server = MariaDbServer.start();
-        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password());
-        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password()); // idempotent
+        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password(), "mysql");
+        JdbcLockRegistryClient.createTable(server.jdbcUrl(), server.user(), server.password(), "mysql"); // idempotent
     }
 
     @AfterAll
@@ -35,11 +35,14 @@ class JdbcLockRegistryClientIT {
     }
 
     @Test
-    void intLockDdl_isTheShippedMySqlStatement() {
-        assertThat(JdbcLockRegistryClient.intLockDdl())
-                .startsWith("CREATE TABLE INT_LOCK")
-                .contains("LOCK_KEY", "CLIENT_ID", "EXPIRED_AFTER")
-                .doesNotContain("INT_MESSAGE");
+    void intLockDdl_isTheShippedStatementOfEachDatabase() {
+        for (String database : new String[] {"mysql", "postgresql"}) {
+            assertThat(JdbcLockRegistryClient.intLockDdl(database))
+                    .as(database)
+                    .startsWith("CREATE TABLE INT_LOCK")
+                    .contains("LOCK_KEY", "CLIENT_ID", "EXPIRED_AFTER")
+                    .doesNotContain("INT_MESSAGE");
+        }
     }
 
     @Test

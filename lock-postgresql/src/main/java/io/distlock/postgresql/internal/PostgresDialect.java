@@ -1,0 +1,383 @@
+package io.distlock.postgresql.internal;
+
+import io.distlock.Capabilities;
+import io.distlock.LockConfigurationException;
+import io.distlock.jdbc.core.SqlDialect;
+import io.distlock.postgresql.PostgresLockOptions;
+import java.security.GeneralSecurityException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Internal: PostgreSQL 12+ through the PostgreSQL JDBC driver, the {@link SqlDialect} of the
+ * row-lock core in lock-jdbc-core. The one place for the SQL the lock sends and the server's error
+ * codes; {@code distlock-compare} reads the statements from here for its bare-statement floor.
+ *
+ * <ul>
+ *   <li>The lock's row is claimed with {@code SELECT set_config('idle_in_transaction_session_timeout',
+ *       lease, true) FROM <table> WHERE name = ? FOR UPDATE SKIP LOCKED}: the projection runs below
+ *       the row lock, so the statement arms, for its own transaction only, the server-side end of a
+ *       holder that falls silent (the server ends a session idle in a transaction for longer than
+ *       that, rolling back and freeing the row). No separate statement arms it, and nothing resets
+ *       it: it ends with the transaction.
+ *   <li>A wait blocks on the row lock itself ({@code FOR UPDATE}), bounded by {@code lock_timeout}
+ *       set the same way to the caller's remaining wait (millisecond precision).
+ *   <li>Fencing tokens: {@code max(nextval(<table>_token), server clock in µs)} in one statement
+ *       on its own autocommit connection; when the clock is ahead, {@code setval} moves the sequence
+ *       to it, so the sequence keeps the highest token handed out.
+ *   <li>Names are stored as they are, in a {@code text COLLATE "C"} column: compared byte by byte,
+ *       so names that differ in case, trailing spaces or Unicode normalisation are different locks.
+ * </ul>
+ */
+public final class PostgresDialect implements SqlDialect {
+    private static final Logger log = LoggerFactory.getLogger(PostgresDialect.class);
+
+    private static final Capabilities CAPABILITIES = Capabilities.builder()
+            .fencing(Capabilities.Fencing.GLOBALLY_MONOTONIC)
+            .fencingSurvivesServerRestart(true)
+            .automaticRenewal(true)
+            .wakeUp(Capabilities.WakeUp.NOTIFICATION)
+            .fifo(false)
+            .reentrant(false)
+            .failover(Capabilities.Failover.MAY_GRANT_TWICE)
+            .leaseTiming(Capabilities.LeaseTiming.CLIENT)
+            .build();
+
+    /** The oldest server version the statements run on ({@code WITH … AS MATERIALIZED}). */
+    static final int MIN_SERVER_VERSION_NUM = 120000;
+
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final String QUERY_CANCELED = "57014";
+    private static final String UNDEFINED_TABLE = "42P01";
+    private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+    private static final Set<String> SESSION_ENDED = Set.of("57P01", "57P02", "57P03", "25P03");
+
+    /** Answers to a login that another try with the same settings gets again. */
+    private static final Set<String> LOGIN_REFUSED = Set.of(
+            "28P01", // invalid_password
+            "28000", // invalid_authorization_specification: no pg_hba.conf entry, role cannot log in
+            "3D000", // invalid_catalog_name: the database does not exist
+            "42501", // insufficient_privilege: no CONNECT on the database
+            "08004"); // the driver's "connection rejected": no password given, no TLS on the server
+
+    private final String table;
+    private final String sequence;
+    private final String claimSql;
+    private final String waitSql;
+    private final String existsSql;
+    private final String insertSql;
+    private final String tokenSql;
+
+    private PostgresDialect(String table, String sequence) {
+        this.table = table;
+        this.sequence = sequence;
+        this.claimSql = "SELECT set_config('idle_in_transaction_session_timeout', ?, true) FROM " + table
+                + " WHERE name = ? FOR UPDATE SKIP LOCKED";
+        this.waitSql = "SELECT set_config('lock_timeout', ?, true),"
+                + " set_config('idle_in_transaction_session_timeout', ?, true) FROM " + table
+                + " WHERE name = ? FOR UPDATE";
+        this.existsSql = "SELECT 1 FROM " + table + " WHERE name = ?";
+        this.insertSql = "INSERT INTO " + table + " (name) VALUES (?) ON CONFLICT (name) DO NOTHING";
+        this.tokenSql = "WITH v AS MATERIALIZED (SELECT nextval('" + sequence + "') AS n,"
+                + " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS c)"
+                + " SELECT CASE WHEN n >= c THEN n ELSE setval('" + sequence + "', c) END FROM v";
+    }
+
+    /** The dialect for {@code options}' table and sequence. */
+    public static PostgresDialect of(PostgresLockOptions options) {
+        return new PostgresDialect(options.table(), options.tokenSequence());
+    }
+
+    @Override
+    public String backend() {
+        return "postgresql";
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    /** The name itself: stored in a {@code COLLATE "C"} column and always bound as a parameter. */
+    @Override
+    public String key(String lockName) {
+        return lockName;
+    }
+
+    /**
+     * {@code SELECT set_config('idle_in_transaction_session_timeout', ?, true) FROM <table> WHERE
+     * name = ? FOR UPDATE SKIP LOCKED}: the first of the three statements of an uncontended acquire +
+     * release (parameters: the lease in milliseconds, the name).
+     */
+    @Override
+    public String claimSql() {
+        return claimSql;
+    }
+
+    @Override
+    public void bindClaim(PreparedStatement ps, String key, Duration leaseTime) throws SQLException {
+        ps.setString(1, millis(leaseTime));
+        ps.setString(2, key);
+    }
+
+    @Override
+    public String waitSql() {
+        return waitSql;
+    }
+
+    /** {@code lock_timeout} is the remaining wait ({@code 0}, no limit, beyond what it can hold). */
+    @Override
+    public void bindWait(PreparedStatement ps, String key, Duration leaseTime, long maxWaitMillis) throws SQLException {
+        ps.setString(1, maxWaitMillis > Integer.MAX_VALUE ? "0" : Long.toString(Math.max(1, maxWaitMillis)));
+        ps.setString(2, millis(leaseTime));
+        ps.setString(3, key);
+    }
+
+    @Override
+    public boolean waitsBoundedByServer() {
+        return true;
+    }
+
+    /** The lease as {@code idle_in_transaction_session_timeout} (milliseconds, at least 1). */
+    static String millis(Duration leaseTime) {
+        long ms = Math.max(1, leaseTime.toMillis());
+        return Long.toString(Math.min(ms, Integer.MAX_VALUE));
+    }
+
+    @Override
+    public String existsSql() {
+        return existsSql;
+    }
+
+    @Override
+    public String insertSql() {
+        return insertSql;
+    }
+
+    /**
+     * The token statement (one round trip, autocommit, on the token connection): {@code
+     * max(nextval, server µs)}, and {@code setval} to the clock when the clock is ahead.
+     */
+    public String tokenSql() {
+        return tokenSql;
+    }
+
+    @Override
+    public String heartbeatSql() {
+        return "SELECT 1";
+    }
+
+    @Override
+    public boolean claimArmsExpiry() {
+        return true;
+    }
+
+    /** An extension: the transaction's idle limit to {@code leaseTime} (milliseconds). */
+    @Override
+    public String armExpirySql(Duration leaseTime) {
+        return "SELECT set_config('idle_in_transaction_session_timeout', '" + millis(leaseTime) + "', true)";
+    }
+
+    @Override
+    public String disarmExpirySql() {
+        return null;
+    }
+
+    /** The wait's {@code lock_timeout} must not bound the caller's own statements. */
+    @Override
+    public String afterWaitSql() {
+        return "SET LOCAL lock_timeout TO DEFAULT";
+    }
+
+    @Override
+    public List<String> tables() {
+        return List.of(table, sequence);
+    }
+
+    /** The table and the sequence as {@code io/distlock/postgresql/schema.sql} creates them. */
+    @Override
+    public List<String> ddl() {
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + table + " (name text COLLATE \"C\" NOT NULL PRIMARY KEY)",
+                "CREATE SEQUENCE IF NOT EXISTS " + sequence);
+    }
+
+    @Override
+    public String schemaResource() {
+        return "io/distlock/postgresql/schema.sql";
+    }
+
+    /** As documented in the README. */
+    @Override
+    public String requiredPrivileges() {
+        return "SELECT, INSERT, UPDATE on the lock table and USAGE, UPDATE on the token sequence";
+    }
+
+    /**
+     * Reads the table without rows; for the sequence, {@code pg_sequence_last_value}, which needs
+     * {@code USAGE} (not {@code SELECT}).
+     */
+    @Override
+    public String tableCheckSql(String name) {
+        return name.equals(sequence)
+                ? "SELECT pg_sequence_last_value('" + sequence + "')"
+                : "SELECT name FROM " + name + " WHERE false";
+    }
+
+    /** UTF-8 (names are Unicode) and version 12 or newer, in one round trip. */
+    @Override
+    public void checkServer(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT current_setting('server_encoding'), current_setting('server_version_num')::int")) {
+            rs.next();
+            String encoding = rs.getString(1);
+            int version = rs.getInt(2);
+            if (version < MIN_SERVER_VERSION_NUM) {
+                throw new LockConfigurationException(
+                        "PostgreSQL 12 or newer is needed (server_version_num " + version + ")", backend());
+            }
+            if (!"UTF8".equalsIgnoreCase(encoding)) {
+                throw new LockConfigurationException(
+                        "the database's encoding must be UTF8 (lock names are Unicode); it is " + encoding, backend());
+            }
+        }
+    }
+
+    @Override
+    public long allocateToken(Connection c, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(tokenSql);
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("no fencing token returned by " + tokenSql);
+            }
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    public boolean isWaitEnded(SQLException e) {
+        return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) || QUERY_CANCELED.equals(e.getSQLState());
+    }
+
+    /**
+     * Class 08, or the server ended the session: an administrator ({@code pg_terminate_backend},
+     * 57P01), a crash or shutdown (57P02, 57P03), or the idle limit of a transaction (25P03).
+     */
+    @Override
+    public boolean isSessionEnded(SQLException e) {
+        return SqlDialect.isConnectionError(e) || SESSION_ENDED.contains(String.valueOf(e.getSQLState()));
+    }
+
+    @Override
+    public boolean isNoSuchTable(SQLException e) {
+        return UNDEFINED_TABLE.equals(e.getSQLState());
+    }
+
+    @Override
+    public boolean isPrivilegeError(SQLException e) {
+        return INSUFFICIENT_PRIVILEGE.equals(e.getSQLState());
+    }
+
+    /**
+     * The deepest refusal in the cause chain (the driver's own exception, not the pool's timeout
+     * that carries its SQLState), named with its SQLState. Server and TLS messages never contain the
+     * password.
+     */
+    @Override
+    public LockConfigurationException refusal(SQLException e) {
+        Throwable tls = null;
+        SQLException login = null;
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (isTlsTrustFailure(c)) {
+                tls = c;
+            } else if (c instanceof SQLException sql
+                    && sql.getSQLState() != null
+                    && LOGIN_REFUSED.contains(sql.getSQLState())) {
+                login = sql;
+            }
+        }
+        if (tls != null) {
+            return new LockConfigurationException(
+                    "cannot connect: TLS failed (check the trust: it must hold the CA that signed the server's"
+                            + " certificate, whose name must match the host): " + tls.getMessage(),
+                    backend(),
+                    e);
+        }
+        if (login != null) {
+            return new LockConfigurationException(
+                    "cannot connect: the server refused the login (wrong role or password, a database the role may"
+                            + " not connect to, a pg_hba.conf rule, or TLS the server does not offer; the password"
+                            + " is not shown): " + login.getMessage() + " (SQLState " + login.getSQLState() + ")",
+                    backend(),
+                    e);
+        }
+        return null;
+    }
+
+    /**
+     * A certificate the client does not trust, a host name the certificate does not name, or a
+     * trust file the driver cannot read: a handshake that fails on a closed socket is an outage.
+     */
+    private static boolean isTlsTrustFailure(Throwable t) {
+        if (t instanceof SSLPeerUnverifiedException || t instanceof GeneralSecurityException) {
+            return true;
+        }
+        if (t instanceof SSLHandshakeException) {
+            for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof GeneralSecurityException) {
+                    return true;
+                }
+            }
+            return t.getCause() == null;
+        }
+        String m = t.getMessage();
+        // the driver's own host name check and its trust file errors carry no typed cause
+        return t instanceof SQLException
+                && m != null
+                && (m.contains("could not be verified by hostnameverifier")
+                        || m.contains("Could not open SSL root certificate file")
+                        || m.contains("Could not read SSL root certificate file"));
+    }
+
+    @Override
+    public Connection physical(Connection c) {
+        try {
+            return c.isWrapperFor(BaseConnection.class) ? c.unwrap(BaseConnection.class) : c;
+        } catch (SQLException e) {
+            return c;
+        }
+    }
+
+    @Override
+    public void abort(Connection c) {
+        try {
+            c.unwrap(BaseConnection.class).getQueryExecutor().abort();
+        } catch (SQLException | RuntimeException e) {
+            log.debug("distlock.postgresql.abort_failed", e);
+        }
+    }
+
+    /** The backend's process id ({@code pg_backend_pid()}). */
+    @Override
+    public long connectionId(Connection c) {
+        try {
+            return c.unwrap(PGConnection.class).getBackendPID();
+        } catch (SQLException | RuntimeException e) {
+            return -1;
+        }
+    }
+}
