@@ -47,6 +47,7 @@ final class SoakReport {
                     .append(b.backend())
                     .append(") | ")
                     .append(minutes(b.durationSeconds()))
+                    .append(shortened(b.durationSeconds()))
                     .append(" | ")
                     .append(b.clientJvms())
                     .append(" JVMs × ")
@@ -97,6 +98,7 @@ final class SoakReport {
                 .append(r.started())
                 .append(", ")
                 .append(minutes(b.durationSeconds()))
+                .append(shortened(b.durationSeconds()))
                 .append(" (")
                 .append(b.minutes().size())
                 .append(" complete minutes sampled; growth compares the first ")
@@ -223,6 +225,14 @@ final class SoakReport {
 
     private static String bold(int n) {
         return n == 0 ? "0" : "**" + n + "**";
+    }
+
+    /** Says so when a run was shorter than the profile's default duration. */
+    private static String shortened(double seconds) {
+        long defaultMinutes = Profile.soakRun().perBackend().toMinutes();
+        return seconds < defaultMinutes * 60 - 30
+                ? " (shortened with `--duration`; the profile's default is " + defaultMinutes + " min)"
+                : "";
     }
 
     private static String minutes(double seconds) {

@@ -75,6 +75,15 @@ class SoakPageTest {
     }
 
     @Test
+    void page_runShorterThanTheDefaultHour_saysSo() {
+        String page = SoakReport.page(List.of(recorded("etcd", "x")));
+
+        assertThat(page)
+                .contains("| 20.0 min (shortened with `--duration`; the profile's default is 60 min) |")
+                .contains("started 2026-11-23T10:00:00Z, 20.0 min (shortened with `--duration`");
+    }
+
+    @Test
     void page_growthAndFailures_saidPlainly() {
         SoakResults.Backend b = recorded("redis", "x").result();
         SoakResults.Backend grew = new SoakResults.Backend(
