@@ -24,8 +24,9 @@ import java.util.stream.Stream;
 
 /**
  * The parent's handle on one {@link NemesisClientMain} child JVM: starts it, collects its events
- * into a shared queue, knows whether it currently holds the lock, and pauses, resumes, kills or
- * stops it.
+ * into a shared queue, knows whether one of its lock threads currently holds the lock, and pauses,
+ * resumes, kills, samples or stops it. A child with several lock threads reports each as its own
+ * client, {@code <id>.t<k>}.
  */
 final class ClientProcess implements AutoCloseable {
     /** What a client needs to know to run. */
@@ -38,7 +39,30 @@ final class ClientProcess implements AutoCloseable {
             String account,
             long maxWaitMs,
             long workMs,
-            boolean broken) {}
+            boolean broken,
+            int threads) {
+        /** One lock thread per child. */
+        Spec(
+                String uri,
+                String lock,
+                String jdbcUrl,
+                String user,
+                String password,
+                String account,
+                long maxWaitMs,
+                long workMs,
+                boolean broken) {
+            this(uri, lock, jdbcUrl, user, password, account, maxWaitMs, workMs, broken, 1);
+        }
+    }
+
+    /** What the parent knows of one lock thread of the child, from its events. */
+    private static final class LockThread {
+        volatile long holding = -1;
+        volatile boolean beforeWrite;
+        volatile long lastHold = -1;
+        volatile long acquiredAt = Long.MIN_VALUE;
+    }
 
     private final String id;
     private final SupervisedProcess process;
@@ -49,11 +73,11 @@ final class ClientProcess implements AutoCloseable {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch bye = new CountDownLatch(1);
     private final Thread reader;
-    private volatile long holding = -1;
+    /** By client name ({@code id}, or {@code id.t<k>} with several lock threads). */
+    private final Map<String, LockThread> threads = new java.util.concurrent.ConcurrentHashMap<>();
+
     private volatile boolean paused;
-    private volatile boolean beforeWrite;
-    private volatile long lastHold = -1;
-    private volatile long acquiredAt = Long.MIN_VALUE;
+    private volatile Consumer<SoakResults.ClientSample> samples = s -> {};
 
     private ClientProcess(String id, SupervisedProcess process, Path dir, Consumer<Event> sink) {
         this.id = id;
@@ -88,6 +112,9 @@ final class ClientProcess implements AutoCloseable {
         cmd.addAll(List.of("--client", id, "--lock", spec.lock(), "--jdbc", spec.jdbcUrl(), "--user", spec.user()));
         cmd.addAll(List.of("--account", spec.account()));
         cmd.addAll(List.of("--maxWaitMs", Long.toString(spec.maxWaitMs()), "--workMs", Long.toString(spec.workMs())));
+        if (spec.threads() > 1) {
+            cmd.addAll(List.of("--threads", Integer.toString(spec.threads())));
+        }
         // secrets (the database password, a lock URI that may carry credentials) go in the child's
         // environment, which only its user can read, not on its command line, which `ps` shows to all
         Map<String, String> env = new java.util.HashMap<>();
@@ -134,20 +161,25 @@ final class ClientProcess implements AutoCloseable {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(process.stdout(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
-                if (line.startsWith("E ")) {
-                    Event e = Event.parse(id, line.substring(2));
+                int space = line.indexOf(' ');
+                if (line.startsWith("E") && space > 0) {
+                    // "E <event>" or, from lock thread k of several, "E.t<k> <event>"
+                    Event e = Event.parse(id + line.substring(1, space), line.substring(space + 1));
+                    LockThread t = threads.computeIfAbsent(e.client(), k -> new LockThread());
                     switch (e.type()) {
                         case "ACQUIRED" -> {
-                            holding = e.hold();
-                            lastHold = e.hold();
-                            acquiredAt = e.nanos();
-                            beforeWrite = true;
+                            t.holding = e.hold();
+                            t.lastHold = e.hold();
+                            t.acquiredAt = e.nanos();
+                            t.beforeWrite = true;
                         }
-                        case "RELEASED" -> holding = -1;
-                        case "WRITE_OK", "WRITE_STALE", "WRITE_ERROR" -> beforeWrite = false;
+                        case "RELEASED" -> t.holding = -1;
+                        case "WRITE_OK", "WRITE_STALE", "WRITE_ERROR" -> t.beforeWrite = false;
                         default -> {}
                     }
                     sink.accept(e);
+                } else if (line.startsWith("M ")) {
+                    samples.accept(SoakResults.ClientSample.parse(id, line.substring(2)));
                 } else if (line.startsWith("READY ")) {
                     ready.countDown();
                 } else if (line.equals("BYE")) {
@@ -159,7 +191,7 @@ final class ClientProcess implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // child gone
         }
-        holding = -1;
+        threads.values().forEach(t -> t.holding = -1);
         bye.countDown();
     }
 
@@ -171,9 +203,19 @@ final class ClientProcess implements AutoCloseable {
         return process.pid();
     }
 
-    /** Whether the client's last event says it holds the lock (and it has not been killed). */
+    /** Whether a lock thread's last event says it holds the lock (and the client has not been killed). */
     boolean isHolding() {
-        return holding >= 0 && process.isAlive() && !paused;
+        return process.isAlive() && !paused && threads.values().stream().anyMatch(t -> t.holding >= 0);
+    }
+
+    /** Asks the child for a {@link SoakResults.ClientSample} of {@code minute}; it arrives at {@link #onSample}. */
+    void sample(int minute) {
+        send("SAMPLE " + minute);
+    }
+
+    /** Where the child's samples go. */
+    void onSample(Consumer<SoakResults.ClientSample> sink) {
+        this.samples = sink;
     }
 
     /** Asks the child for its {@code System.nanoTime()}. */
@@ -186,14 +228,24 @@ final class ClientProcess implements AutoCloseable {
         return Long.parseLong(reply.substring(6));
     }
 
-    /** When the client's last acquisition returned ({@code System.nanoTime}). */
+    /**
+     * When the acquisition of the lock thread that holds the lock and has not written returned (the
+     * latest acquisition if none does; {@code System.nanoTime}).
+     */
     long acquiredAt() {
-        return acquiredAt;
+        long latest = Long.MIN_VALUE;
+        for (LockThread t : threads.values()) {
+            if (t.holding >= 0 && t.beforeWrite) {
+                return t.acquiredAt;
+            }
+            latest = Math.max(latest, t.acquiredAt);
+        }
+        return latest;
     }
 
-    /** Whether the client holds the lock and has not written yet (the moment to pause it). */
+    /** Whether a lock thread holds the lock and has not written yet (the moment to pause the client). */
     boolean isAboutToWrite() {
-        return isHolding() && beforeWrite;
+        return process.isAlive() && !paused && threads.values().stream().anyMatch(t -> t.holding >= 0 && t.beforeWrite);
     }
 
     void pause() {
@@ -223,14 +275,16 @@ final class ClientProcess implements AutoCloseable {
         return false;
     }
 
-    /** SIGKILL; a dead process believes nothing, so its current holding ends now (a KILLED event). */
+    /** SIGKILL; a dead process believes nothing, so its current holdings end now (KILLED events). */
     void kill() {
         long now = System.nanoTime(); // it can do nothing after the signal
         process.kill();
-        holding = -1;
-        if (lastHold >= 0) {
-            sink.accept(new Event(id, "KILLED", now, lastHold, -1, Event.NONE, "SIGKILL"));
-        }
+        threads.forEach((client, t) -> {
+            t.holding = -1;
+            if (t.lastHold >= 0) {
+                sink.accept(new Event(client, "KILLED", now, t.lastHold, -1, Event.NONE, "SIGKILL"));
+            }
+        });
     }
 
     boolean isAlive() {

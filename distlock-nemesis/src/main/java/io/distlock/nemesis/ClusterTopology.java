@@ -75,6 +75,12 @@ final class ClusterTopology extends Topology {
         return addresses;
     }
 
+    /** Every node, masters and replicas: {@code connected_clients} of each one's {@code INFO clients}. */
+    @Override
+    List<ServerProbe> probes() {
+        return cluster.nodes().stream().map(ServerProbe::redis).toList();
+    }
+
     @Override
     String uri(List<String> a) {
         List<String> map = new ArrayList<>();

@@ -56,6 +56,11 @@ final class EtcdTopology extends Topology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return cluster.members().stream().map(ServerProbe::etcd).toList();
+    }
+
+    @Override
     Fault serverFault(FaultKind kind, Duration d) {
         if (kind != FaultKind.KILL_LEADER && kind != FaultKind.RESTART_MEMBER_LOSE_DATA) {
             return super.serverFault(kind, d);

@@ -39,6 +39,11 @@ final class MySqlTopology extends SqlTopology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return List.of(ServerProbe.mariaDb(server));
+    }
+
+    @Override
     TestServer server() {
         return server;
     }

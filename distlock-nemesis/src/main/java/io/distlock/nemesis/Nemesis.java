@@ -22,7 +22,8 @@ import java.util.function.Consumer;
  * Runs one backend through a profile: starts its servers ({@link Topology}) and the lock clients
  * (child JVMs), checks that parent and children read one monotonic clock, records a baseline, then
  * injects each applicable fault in turn — each bounded in time and undone — waiting after each for
- * the system to accept writes again, and finally hands everything to the {@link Checker}.
+ * the system to accept writes again, and finally hands everything to the {@link Checker}. A soak
+ * profile adds a {@link SoakRun}: lock threads per client, per-minute samples, its own verdict.
  */
 final class Nemesis {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -32,6 +33,8 @@ final class Nemesis {
     private final String classPath;
     private final Consumer<String> log;
     private final Path historyDir;
+    /** The soak's part of the run; null for the fault profiles. */
+    private final SoakRun soak;
 
     private final List<Event> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger writesOk = new AtomicInteger();
@@ -58,6 +61,12 @@ final class Nemesis {
         this.resource = resource;
         this.classPath = classPath;
         this.log = log;
+        this.soak = profile.soak().on() ? new SoakRun(profile) : null;
+    }
+
+    /** The soak verdict of the last {@link #run}, or null if the profile is not a soak. */
+    SoakResults.Backend soakResult() {
+        return soak == null ? null : soak.result();
     }
 
     /** Runs {@code backend} ({@link Topology#BACKENDS}, or {@code broken}) and checks it. */
@@ -81,7 +90,8 @@ final class Nemesis {
                     account,
                     2 * leaseMs,
                     profile.workMs(),
-                    broken);
+                    broken,
+                    profile.soak().threadsPerClient());
             try {
                 log.accept(backend + ": starting " + profile.clients() + " clients");
                 List<CompletableFuture<ClientProcess>> starting = new ArrayList<>();
@@ -93,6 +103,9 @@ final class Nemesis {
                 }
                 String clock = ClockCheck.check(clients, 5);
                 long start = System.nanoTime();
+                if (soak != null) {
+                    soak.start(topo, List.copyOf(clients), () -> List.copyOf(clients), start);
+                }
                 List<Results.Window> windows = new ArrayList<>();
                 windows.add(new Results.Window("baseline", "no fault", "none", start, start, "", false));
                 awaitWrites(profile.settleWrites(), profile.recoveryTimeout());
@@ -100,12 +113,17 @@ final class Nemesis {
                 // faults that leave the servers changed for good (a failover without its replica
                 // back, a token counter reset) run once, after the cycles of the others
                 List<FaultKind> faults = topo.faults();
-                List<FaultKind> cycled =
-                        faults.stream().filter(topo::repeatable).toList();
-                List<FaultKind> last =
-                        faults.stream().filter(k -> !topo.repeatable(k)).toList();
+                List<FaultKind> cycled = soak != null
+                        ? soak.cycled(topo, faults)
+                        : faults.stream().filter(topo::repeatable).toList();
+                List<FaultKind> last = soak != null
+                        ? List.of()
+                        : faults.stream().filter(k -> !topo.repeatable(k)).toList();
                 do {
                     for (FaultKind kind : cycled) {
+                        if (soak != null && System.nanoTime() - until >= 0) {
+                            break; // a soak ends on time, wherever it is in the cycle
+                        }
                         windows.add(inject(topo, spec, kind));
                         gap();
                     }
@@ -113,6 +131,9 @@ final class Nemesis {
                 for (FaultKind kind : last) {
                     windows.add(inject(topo, spec, kind));
                     gap();
+                }
+                if (soak != null) {
+                    soak.stop(clients);
                 }
                 log.accept(backend + ": stopping clients");
                 stopClients();
@@ -122,16 +143,16 @@ final class Nemesis {
                     snapshot = new ArrayList<>(events);
                 }
                 if (historyDir != null) {
-                    writeHistory(historyDir.resolve("history-" + backend + ".log"), snapshot, windows);
+                    HistoryLog.write(historyDir.resolve("history-" + backend + ".log"), snapshot, windows);
                 }
-                return Checker.check(new Checker.Input(
+                Checker.Input input = new Checker.Input(
                         backend,
                         topo.describe(),
                         caps.fencing().name(),
                         caps.failover().name(),
                         caps.fencing().present(),
                         caps.failover() == Capabilities.Failover.MAY_GRANT_TWICE,
-                        profile.clients(),
+                        profile.clients() * profile.soak().threadsPerClient(),
                         leaseMs,
                         t0,
                         end,
@@ -139,7 +160,12 @@ final class Nemesis {
                         snapshot,
                         windows,
                         resource.writes(account),
-                        resource.balance(account)));
+                        resource.balance(account));
+                Results.Backend checked = Checker.check(input);
+                if (soak != null) {
+                    soak.check(input, checked, start, cycled);
+                }
+                return checked;
             } finally {
                 for (ClientProcess c : clients) {
                     c.close();
@@ -147,46 +173,10 @@ final class Nemesis {
                 for (ClientProcess c : retired) {
                     c.close();
                 }
+                if (soak != null) {
+                    soak.close();
+                }
             }
-        }
-    }
-
-    /** Every event and fault window, one per line, in time order (milliseconds from the first). */
-    private static void writeHistory(Path file, List<Event> events, List<Results.Window> windows) {
-        List<String> lines = new ArrayList<>();
-        List<Event> sorted = new ArrayList<>(events);
-        sorted.sort(java.util.Comparator.comparingLong(Event::nanos));
-        long origin = sorted.isEmpty() ? 0 : sorted.get(0).nanos();
-        int w = 1;
-        for (Event e : sorted) {
-            while (w < windows.size() && windows.get(w).injectedAt() <= e.nanos()) {
-                Results.Window x = windows.get(w++);
-                lines.add(String.format(
-                        java.util.Locale.ROOT,
-                        "%10.3f FAULT %s (%s) undone at %.3f",
-                        (x.injectedAt() - origin) / 1e6,
-                        x.fault(),
-                        x.note(),
-                        (x.undoneAt() - origin) / 1e6));
-            }
-            lines.add(String.format(
-                    java.util.Locale.ROOT,
-                    "%10.3f %s#%d %s token=%s%s %s",
-                    (e.nanos() - origin) / 1e6,
-                    e.client(),
-                    e.hold(),
-                    e.type(),
-                    e.token() < 0 ? "-" : Long.toString(e.token()),
-                    e.deadline() == Event.NONE
-                            ? ""
-                            : String.format(java.util.Locale.ROOT, " until=%.3f", (e.deadline() - origin) / 1e6),
-                    e.detail()));
-        }
-        try {
-            java.nio.file.Files.createDirectories(file.getParent());
-            java.nio.file.Files.write(file, lines);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot write " + file, e);
         }
     }
 
@@ -221,8 +211,13 @@ final class Nemesis {
                 spec.account(),
                 spec.maxWaitMs(),
                 spec.workMs(),
-                spec.broken());
-        return ClientProcess.start(id, mine, classPath, this::record, START_TIMEOUT);
+                spec.broken(),
+                spec.threads());
+        ClientProcess c = ClientProcess.start(id, mine, classPath, this::record, START_TIMEOUT);
+        if (soak != null) {
+            soak.started(c);
+        }
+        return c;
     }
 
     private void record(Event e) {
@@ -269,7 +264,9 @@ final class Nemesis {
         log.accept(topo.name() + ": " + kind.id());
         switch (kind) {
             case PAUSE_HOLDER, PARTITION_HOLDER, KILL_HOLDER -> {
-                ClientProcess holder = awaitHolder(Long.MIN_VALUE);
+                // a soak kills only the clients it does not keep for the whole run
+                ClientProcess holder = awaitHolder(
+                        Long.MIN_VALUE, kind == FaultKind.KILL_HOLDER && soak != null ? soak::killable : c -> true);
                 if (holder == null) {
                     note = "no holder seen within " + profile.recoveryTimeout().toSeconds() + " s: fault skipped";
                     injected = System.nanoTime();
@@ -333,7 +330,7 @@ final class Nemesis {
             case SLOT_MIGRATION -> {
                 // the slot moves under a holder (not frozen): its renewals, its release and the
                 // others' tries meet ASK and TRYAGAIN while the keys are on both sides
-                ClientProcess holder = awaitHolder(Long.MIN_VALUE);
+                ClientProcess holder = awaitHolder(Long.MIN_VALUE, c -> true);
                 note = holder == null ? "no holder seen" : "while " + holder.id() + " held the lock";
                 injected = System.nanoTime();
                 topo.serverFault(kind, Duration.ofSeconds(60)).close(); // the move runs as it is applied
@@ -343,7 +340,7 @@ final class Nemesis {
                 // while a holder is frozen before its write: a second grant is possible, and the
                 // holder's late write must then be fenced off
                 long prepared = topo.prepare(kind);
-                ClientProcess holder = awaitHolder(prepared);
+                ClientProcess holder = awaitHolder(prepared, c -> true);
                 note = holder == null ? "no holder seen" : "while " + holder.id() + " held the lock (paused)";
                 injected = System.nanoTime();
                 if (holder != null) {
@@ -406,13 +403,18 @@ final class Nemesis {
         }
     }
 
-    /** A client that holds the lock, acquired at or after {@code acquiredSince}, and has not written yet. */
-    private ClientProcess awaitHolder(long acquiredSince) throws InterruptedException {
+    /**
+     * A client among {@code eligible} that holds the lock, acquired at or after {@code acquiredSince},
+     * and has not written yet.
+     */
+    private ClientProcess awaitHolder(long acquiredSince, java.util.function.Predicate<ClientProcess> eligible)
+            throws InterruptedException {
         ClientProcess[] found = new ClientProcess[1];
         await(
                 () -> {
                     for (ClientProcess c : clients) {
-                        if (c.isAboutToWrite()
+                        if (eligible.test(c)
+                                && c.isAboutToWrite()
                                 && (acquiredSince == Long.MIN_VALUE || c.acquiredAt() - acquiredSince >= 0)) {
                             found[0] = c;
                             return true;

@@ -17,7 +17,9 @@ import java.util.function.Consumer;
  * {@code ./distlock nemesis}: runs the nemesis suite against every backend (or those named), writes
  * {@code results.json}, {@code nemesis-results.md} and {@code guarantee-matrix.md} to the output
  * folder (and, with {@code --docs DIR}, the two Markdown files to that folder too), and exits 1 if a
- * backend that declares fencing accepted a stale or out-of-order write or lost an update.
+ * backend that declares fencing accepted a stale or out-of-order write or lost an update. With
+ * {@code --profile soak} it runs the soak instead ({@link SoakCommand}): {@code soak-results.json} and
+ * {@code soak-results.md}, merged into {@code --docs}.
  */
 public final class NemesisMain {
     private NemesisMain() {}
@@ -45,15 +47,18 @@ public final class NemesisMain {
 
     static final String USAGE = String.join(
             "\n",
-            "usage: ./distlock nemesis [--profile smoke|long] [--backends b1,b2,...] [--duration 4m] [--out DIR]",
+            "usage: ./distlock nemesis [--profile smoke|long|soak] [--backends b1,b2,...] [--duration 4m] [--out DIR]",
             "                          [--docs DIR [--readme FILE] [--merge]] [--from results.json]",
             "  --profile   smoke: every backend, every applicable fault once (CI); long (default): several minutes",
-            "              per backend, faults every few seconds",
+            "              per backend, faults every few seconds; soak: an hour per backend under sustained load",
+            "              (40 lock threads in 5 client JVMs, faults throughout, heap, threads, connections and",
+            "              latency sampled every minute), one backend after the other",
             "  --backends  any of " + String.join(",", Topology.BACKENDS) + " (default: all)",
-            "  --duration  long profile: time per backend (default 4m)",
+            "  --duration  long and soak profiles: time per backend (default 4m; soak 60m)",
             "  --out       output folder (default results/nemesis-<time>); never commit it",
             "  --docs      also write nemesis-results.md, guarantee-matrix.md and nemesis-results.json (the",
-            "              recorded results, committed) there (e.g. docs)",
+            "              recorded results, committed) there (e.g. docs); soak: always merges the backends run into",
+            "              soak-results.json there (the others' entries stay) and render soak-results.md",
             "  --readme    with --docs: rewrite the guarantee table between the generated-section markers of",
             "              this README (e.g. README.md), linking into the docs folder",
             "  --merge     with --docs: merge the backends of this run (or of --from) into the results recorded",
@@ -61,7 +66,8 @@ public final class NemesisMain {
             "              naming the run each row comes from; without it, --docs replaces the recorded results",
             "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out;",
             "              e.g. --from docs/nemesis-results.json --docs docs --readme README.md; with --merge,",
-            "              e.g. --from results/nemesis-x/results.json --docs docs --readme README.md --merge)");
+            "              e.g. --from results/nemesis-x/results.json --docs docs --readme README.md --merge), or the",
+            "              soak page from soak results (--from docs/soak-results.json --docs docs)");
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
@@ -78,6 +84,12 @@ public final class NemesisMain {
             System.out.println(USAGE);
             return;
         }
+        if (o.from() != null
+                && SoakJson.isSoak(java.nio.file.Files.readString(o.from(), java.nio.charset.StandardCharsets.UTF_8))) {
+            SoakCommand.regenerate(o.from(), o.out(), o.docs());
+            System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
+            return;
+        }
         if (o.from() != null) {
             Results.Run old = ResultsJson.read(o.from());
             if (old.command().isEmpty()) {
@@ -91,6 +103,20 @@ public final class NemesisMain {
             }
             writeReports(old, o.out(), o.docs(), o.readme(), o.merge());
             System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
+            return;
+        }
+        if (o.profile().soak().on()) {
+            List<SoakResults.Recorded> soaks = SoakCommand.run(o, line -> System.err.println("[soak] " + line));
+            boolean ok = true;
+            for (SoakResults.Recorded r : soaks) {
+                ok &= r.result().ok();
+                System.out.println(r.result().backend() + ": "
+                        + (r.result().ok()
+                                ? "pass"
+                                : "FAIL: " + String.join("; ", r.result().failures())));
+            }
+            System.out.println("results: " + o.out().toAbsolutePath().resolve(SoakCommand.PAGE));
+            System.exit(ok ? 0 : 1);
             return;
         }
         Results.Run run = run(o, line -> System.err.println("[nemesis] " + line));
@@ -148,6 +174,10 @@ public final class NemesisMain {
         }
         if (readme != null && docs == null) {
             throw new IllegalArgumentException("--readme needs --docs (the README's table links into the docs)");
+        }
+        if (readme != null && profile.soak().on()) {
+            throw new IllegalArgumentException(
+                    "--readme does not apply to --profile soak (the README links docs/soak-results.md)");
         }
         if (merge && docs == null) {
             throw new IllegalArgumentException("--merge needs --docs (it merges into the results recorded there)");

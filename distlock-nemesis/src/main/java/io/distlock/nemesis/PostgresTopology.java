@@ -39,6 +39,11 @@ final class PostgresTopology extends SqlTopology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return List.of(ServerProbe.postgres(server));
+    }
+
+    @Override
     TestServer server() {
         return server;
     }

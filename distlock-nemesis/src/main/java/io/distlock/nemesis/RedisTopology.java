@@ -40,6 +40,11 @@ final class RedisTopology extends Topology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return List.of(ServerProbe.redis(server));
+    }
+
+    @Override
     Fault serverFault(FaultKind kind, Duration d) {
         return switch (kind) {
             case RESTART_SERVER_KEEP_DATA -> Faults.kill(server, true, d);

@@ -40,6 +40,11 @@ final class RedlockTopology extends Topology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return servers.servers().stream().map(ServerProbe::redis).toList();
+    }
+
+    @Override
     Fault serverFault(FaultKind kind, Duration d) {
         return switch (kind) {
             case KILL_ONE_NODE -> Faults.kill(servers.get(0), false, d);

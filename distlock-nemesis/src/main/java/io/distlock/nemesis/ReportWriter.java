@@ -441,7 +441,11 @@ final class ReportWriter {
         return sb.append('\n').toString();
     }
 
-    private static void value(StringBuilder sb, Object v, String indent) {
+    /**
+     * Appends {@code v} (maps, lists, strings, numbers, booleans) as JSON; a map of plain values on one
+     * line, so recorded results stay short and diffable.
+     */
+    static void value(StringBuilder sb, Object v, String indent) {
         if (v == null) {
             sb.append("null");
         } else if (v instanceof String s) {

@@ -23,6 +23,11 @@ final class ResultsJson {
         return run(map(root));
     }
 
+    /** The JSON text {@code json} as maps (objects, in order), lists, strings, doubles, booleans and nulls. */
+    static Object parse(String json) {
+        return new ResultsJson(json).value();
+    }
+
     private static Results.Run run(Map<String, Object> m) {
         List<Results.Backend> backends = new ArrayList<>();
         Map<String, Results.Provenance> earlier = new LinkedHashMap<>();
@@ -98,11 +103,11 @@ final class ResultsJson {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object o) {
+    static Map<String, Object> map(Object o) {
         return (Map<String, Object>) o;
     }
 
-    private static List<?> list(Object o) {
+    static List<?> list(Object o) {
         return o == null ? List.of() : (List<?>) o;
     }
 
@@ -110,17 +115,17 @@ final class ResultsJson {
         return list(o).stream().map(String::valueOf).toList();
     }
 
-    private static String str(Map<String, Object> m, String k) {
+    static String str(Map<String, Object> m, String k) {
         Object v = m.get(k);
         return v == null ? "" : v.toString();
     }
 
-    private static double dbl(Map<String, Object> m, String k) {
+    static double dbl(Map<String, Object> m, String k) {
         Object v = m.get(k);
         return v == null ? 0 : ((Number) v).doubleValue();
     }
 
-    private static int num(Map<String, Object> m, String k) {
+    static int num(Map<String, Object> m, String k) {
         return (int) dbl(m, k);
     }
 

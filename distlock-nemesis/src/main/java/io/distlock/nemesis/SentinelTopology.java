@@ -78,6 +78,16 @@ final class SentinelTopology extends Topology {
                 + a.get(s + 1);
     }
 
+    /** The Sentinels, the master and the replica. */
+    @Override
+    List<ServerProbe> probes() {
+        List<ServerProbe> p = new ArrayList<>();
+        setup.sentinels().forEach(s -> p.add(ServerProbe.redis(s)));
+        p.add(ServerProbe.redis(setup.master()));
+        p.add(ServerProbe.redis(setup.replica()));
+        return List.copyOf(p);
+    }
+
     @Override
     Fault serverFault(FaultKind kind, Duration d) {
         if (kind != FaultKind.REDIS_FAILOVER) {

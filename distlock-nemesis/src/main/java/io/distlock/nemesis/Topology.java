@@ -38,6 +38,15 @@ abstract class Topology implements AutoCloseable {
     /** The provider URI for clients reaching the nodes at {@code addresses}. */
     abstract String uri(List<String> addresses);
 
+    /**
+     * The server processes, as the soak samples them every minute (resident memory, client
+     * connections as the server counts them). By default the processes listening on {@link #nodes()}'
+     * ports and their established TCP connections; a backend with a statistic of its own overrides it.
+     */
+    List<ServerProbe> probes() {
+        return ServerProbe.byPorts(nodes());
+    }
+
     /** Whether clients go through proxies (a Sentinel setup's data node address comes from Sentinel). */
     boolean proxied() {
         return true;

@@ -42,6 +42,11 @@ final class ZooKeeperTopology extends Topology {
     }
 
     @Override
+    List<ServerProbe> probes() {
+        return ensemble.members().stream().map(ServerProbe::zookeeper).toList();
+    }
+
+    @Override
     Fault serverFault(FaultKind kind, Duration d) {
         if (kind != FaultKind.KILL_LEADER && kind != FaultKind.RESTART_MEMBER_LOSE_DATA) {
             return super.serverFault(kind, d);

@@ -82,6 +82,42 @@ class NemesisIT {
     }
 
     @Test
+    void sample_clientWithSeveralLockThreads_reportsEachThreadAndItsHeapAfterAFullGc() throws Exception {
+        Resource resource = new Resource(db.jdbcUrl(), db.user(), db.password());
+        resource.openAccount("sample-check");
+        List<Event> events = Collections.synchronizedList(new ArrayList<>());
+        List<SoakResults.ClientSample> samples = Collections.synchronizedList(new ArrayList<>());
+        ClientProcess.Spec spec = new ClientProcess.Spec(
+                null, "sample", db.jdbcUrl(), db.user(), db.password(), "sample-check", 1000, 20, true, 4);
+        try (ClientProcess c = ClientProcess.start(
+                "s1", spec, System.getProperty("java.class.path"), events::add, Duration.ofSeconds(60))) {
+            c.onSample(samples::add);
+            c.sample(0);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> samples.size() == 1);
+            c.sample(1);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> samples.size() == 2);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+                synchronized (events) {
+                    return events.stream().map(Event::client).distinct().count() == 4;
+                }
+            });
+            c.stop(Duration.ofSeconds(10));
+        }
+
+        assertThat(samples).extracting(SoakResults.ClientSample::client).containsOnly("s1");
+        assertThat(samples).extracting(SoakResults.ClientSample::minute).containsExactly(0, 1);
+        assertThat(samples).allSatisfy(s -> {
+            assertThat(s.heapBytes()).as("live heap after a full GC").isBetween(1L, 96L * 1024 * 1024);
+            assertThat(s.threads()).as("4 lock threads and the JVM's own").isGreaterThan(4);
+        });
+        // no full GC can run by itself between two samples a moment apart: the second one forced it
+        assertThat(samples.get(1).forced()).isTrue();
+        synchronized (events) {
+            assertThat(events).extracting(Event::client).containsOnly("s1.t1", "s1.t2", "s1.t3", "s1.t4");
+        }
+    }
+
+    @Test
     void brokenBackend_sameTokenForEveryone_failsTheRun() throws Exception {
         Results.Backend r = NemesisMain.runOne(Profile.smoke(), "broken", db, NemesisIT::log);
 
