@@ -97,6 +97,9 @@ final class HeldLocksScenario {
                 Math.max(0, after.getAsLong() - before.getAsLong()) / ((System.nanoTime() - t0) / 1e9));
     }
 
+    /** How long a worker waits for one of its distinct locks. */
+    private static final Duration DISTINCT_LOCK_WAIT = Duration.ofSeconds(1);
+
     /**
      * One worker: acquires locks {@code first}, {@code first + step}, … below {@code locks}, waits
      * for {@code release}, releases them (also after a failure, what it holds).
@@ -113,8 +116,11 @@ final class HeldLocksScenario {
         List<LockClient.Hold> holds = new ArrayList<>();
         try {
             for (int i = first; i < locks && error.get() == null; i += step) {
-                holds.add(client.acquire(prefix + "-" + i, Duration.ZERO)
-                        .orElseThrow(() -> new IllegalStateException("a distinct lock was not free")));
+                // nobody else holds these names, but a peer's single try may still come back empty
+                // (JdbcLockRegistry's tryLock() under concurrent inserts): wait a little
+                holds.add(client.acquire(prefix + "-" + i, DISTINCT_LOCK_WAIT)
+                        .orElseThrow(() -> new IllegalStateException(
+                                "a distinct lock was not free within " + DISTINCT_LOCK_WAIT)));
             }
             acquired.countDown();
             release.await();

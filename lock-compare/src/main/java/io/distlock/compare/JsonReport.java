@@ -2,7 +2,6 @@ package io.distlock.compare;
 
 import io.distlock.Capabilities;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 
@@ -194,6 +193,8 @@ final class JsonReport {
         if (d == Math.rint(d) && Math.abs(d) < 1e15) {
             return String.valueOf((long) d);
         }
-        return String.format(Locale.ROOT, "%.3f", d);
+        // the shortest text that reads back as the same double, so that reports rendered from
+        // results.json round figures exactly as the run's own reports did
+        return new java.math.BigDecimal(Double.toString(d)).toPlainString();
     }
 }

@@ -116,7 +116,8 @@ abstract class ServerBackend implements Backend {
         if (peers) {
             String tablePrefix = registryPrefix();
             out.add(ComparisonTarget.of(
-                            "spring-integration JdbcLockRegistry",
+                            // the peer runs on MySQL and on PostgreSQL: its name says which
+                            "spring-integration JdbcLockRegistry (" + name() + ")",
                             name(),
                             () -> new JdbcLockRegistryClient(jdbcUrl, a.user(), a.password(), tablePrefix))
                     .asPeer());

@@ -35,7 +35,7 @@ class PerformancePageTest {
             assertThat(page).contains("### " + backend + "\n");
         }
         assertThat(page)
-                .contains("Every figure on this page comes from one run of `./distlock compare --docs docs`")
+                .contains("Every figure on this page comes from one run of `./distlock compare --docs docs")
                 .contains(" CPUs")
                 .contains("| cpu.model |");
     }
