@@ -84,7 +84,7 @@ public final class TckReportExtension implements TestWatcher, AfterAllCallback {
                 .map(i -> ((LockProviderTck) i).backendName())
                 .orElse(context.getDisplayName());
         String safe = backend.replaceAll("[^A-Za-z0-9._-]", "_");
-        Path dir = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "target", "tck-report");
+        Path dir = reportDirectory();
         try {
             Files.createDirectories(dir);
             Files.writeString(
@@ -98,6 +98,18 @@ public final class TckReportExtension implements TestWatcher, AfterAllCallback {
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the TCK report to " + dir, e);
         }
+    }
+
+    /**
+     * Where the reports go: the system property {@code distlock.tck.reportDir} if set (for builds that
+     * run TCK classes of one backend in several JVMs at once), else {@code target/tck-report} of the
+     * module ({@code basedir}, else the working directory).
+     */
+    static Path reportDirectory() {
+        String configured = System.getProperty("distlock.tck.reportDir");
+        return configured != null && !configured.isBlank()
+                ? Path.of(configured)
+                : Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "target", "tck-report");
     }
 
     static int compareRules(String a, String b) {
