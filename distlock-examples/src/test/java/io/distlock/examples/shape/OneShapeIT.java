@@ -12,12 +12,15 @@ import io.distlock.etcd.EtcdLockOptions;
 import io.distlock.etcd.EtcdLockProvider;
 import io.distlock.mysql.MySqlLockOptions;
 import io.distlock.mysql.MySqlLockProvider;
+import io.distlock.postgresql.PostgresLockOptions;
+import io.distlock.postgresql.PostgresLockProvider;
 import io.distlock.redis.RedisLockOptions;
 import io.distlock.redis.RedisLockProvider;
 import io.distlock.redlock.RedlockLockOptions;
 import io.distlock.redlock.RedlockLockProvider;
 import io.distlock.testing.servers.EtcdServer;
 import io.distlock.testing.servers.MariaDbServer;
+import io.distlock.testing.servers.PostgresServer;
 import io.distlock.testing.servers.RedisServer;
 import io.distlock.testing.servers.RedisServers;
 import io.distlock.testing.servers.TestServer;
@@ -42,6 +45,7 @@ class OneShapeIT {
     private static TestServer zkServer;
     private static EtcdServer etcdServer;
     private static MariaDbServer mariaDb;
+    private static PostgresServer postgres;
 
     @BeforeAll
     static void startServers() {
@@ -50,11 +54,13 @@ class OneShapeIT {
         zkServer = ZooKeeperServer.start();
         etcdServer = EtcdServer.start();
         mariaDb = MariaDbServer.start();
+        postgres = PostgresServer.start();
     }
 
     @AfterAll
     static void stopServers() {
-        for (AutoCloseable s : new AutoCloseable[] {redisServer, redlockServers, zkServer, etcdServer, mariaDb}) {
+        for (AutoCloseable s :
+                new AutoCloseable[] {redisServer, redlockServers, zkServer, etcdServer, mariaDb, postgres}) {
             try {
                 if (s != null) {
                     s.close();
@@ -166,13 +172,38 @@ class OneShapeIT {
     }
 
     @Test
+    void postgresql() {
+        String jdbcUrl = postgres.jdbcUrl();
+        String dbUser = postgres.user();
+        String dbPassword = postgres.password();
+        // README-BEGIN options-postgresql
+        PostgresLockProvider postgresql = PostgresLockProvider.builder()
+                .jdbcUrl(jdbcUrl) // or dataSource(…)
+                .options(PostgresLockOptions.builder()
+                        .credentials(Credentials.of(dbUser, dbPassword))
+                        .createSchema(true)
+                        .poolSize(10)
+                        .build())
+                .lockOptions(
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())
+                .build();
+        // README-END
+        locksAndReleases(postgresql);
+    }
+
+    @Test
     void docsOptionsPage_snippets_equalTheTestedCode() {
         Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")))
                 .getParent();
         Path page = root.resolve("docs/options.md");
         Path source = root.resolve("distlock-examples/src/test/java/io/distlock/examples/shape/OneShapeIT.java");
-        for (String name :
-                List.of("options-redis", "options-redlock", "options-zookeeper", "options-etcd", "options-mysql")) {
+        for (String name : List.of(
+                "options-redis",
+                "options-redlock",
+                "options-zookeeper",
+                "options-etcd",
+                "options-mysql",
+                "options-postgresql")) {
             ReadmeExamples.assertSnippetMatchesSource(page, source, name);
         }
     }
