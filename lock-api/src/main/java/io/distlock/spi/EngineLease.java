@@ -11,7 +11,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +52,9 @@ final class EngineLease implements Lease {
     private int failedRenewalsInARow; // touched only by the watchdog thread
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final AtomicBoolean serverReleased = new AtomicBoolean();
+    /** Completes when the server release (whoever sent it) has its answer. */
+    private final CompletableFuture<Void> serverReleaseDone = new CompletableFuture<>();
+
     private final CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
     private volatile LeaseLostException lossCause;
     private volatile LeaseTimer.Task renewTask;
@@ -395,12 +400,32 @@ final class EngineLease implements Lease {
         }
     }
 
+    /**
+     * Releases the lock on the server once (owner-only). A caller that finds the release already
+     * sent (by the engine, when the lease ran out or hit a cap) waits for its answer, at most {@link
+     * #RELEASE_IN_FLIGHT_WAIT}, so that the lock is free on the server when {@code release()}
+     * returns.
+     */
     private boolean serverRelease() {
         if (!serverReleased.compareAndSet(false, true)) {
+            try {
+                serverReleaseDone.get(RELEASE_IN_FLIGHT_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // the engine's release failed or is slow: the lock expires on the server
+            }
             return false;
         }
-        return held.release();
+        try {
+            return held.release();
+        } finally {
+            serverReleaseDone.complete(null);
+        }
     }
+
+    /** How long a release waits for a server release the engine already sent. */
+    private static final Duration RELEASE_IN_FLIGHT_WAIT = Duration.ofSeconds(5);
 
     @Override
     public String lockName() {
@@ -547,8 +572,12 @@ final class EngineLease implements Lease {
         boolean owned = false;
         try {
             if (serverReleased.compareAndSet(false, true)) {
-                // a lost lease is not extended: it may belong to someone else by now
-                owned = wasValid ? held.releaseAfter(delay) : held.release();
+                try {
+                    // a lost lease is not extended: it may belong to someone else by now
+                    owned = wasValid ? held.releaseAfter(delay) : held.release();
+                } finally {
+                    serverReleaseDone.complete(null);
+                }
             }
         } finally {
             if (engine.observed()) {
