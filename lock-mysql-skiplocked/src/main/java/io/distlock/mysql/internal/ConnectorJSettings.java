@@ -22,7 +22,7 @@ import java.util.Properties;
  *   <li>{@link io.distlock.TimeoutOptions#connectTimeout()} → {@code connectTimeout}. The request
  *       timeout is not Connector/J's {@code socketTimeout}: a lock connection blocks on row locks by
  *       design and runs the caller's own statements, so it bounds only the provider's own short
- *       statements (see {@link RowLockDriver}).
+ *       statements (see lock-jdbc-core's {@code RowLockDriver}).
  *   <li>{@link TlsOptions}: on → {@code sslMode=VERIFY_IDENTITY} (the CA and the host name are
  *       checked) and the trust store as {@code trustCertificateKeyStore*}, or the JVM's default trust.
  *       Off → no TLS property: the JDBC URL decides (Connector/J's default {@code PREFERRED}).
