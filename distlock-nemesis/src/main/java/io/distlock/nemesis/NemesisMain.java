@@ -243,7 +243,7 @@ public final class NemesisMain {
                 r = n.run(backend);
             } catch (RuntimeException | SQLException e) {
                 // one backend that cannot run must not hide the others' results
-                log.accept(backend + ": the run failed: " + e);
+                log.accept(backend + ": the run failed: " + Results.Backend.withCauses(e));
                 r = Results.Backend.failed(backend, e);
             }
             log.accept(backend + ": " + (r.ok() ? "pass" : "FAIL " + r.failures()));

@@ -90,6 +90,17 @@ final class Results {
         }
 
         /** A backend whose run could not complete. */
+        /** {@code e} and each of its causes, so that a failed run says why (e.g. why undoing a fault failed). */
+        static String withCauses(Throwable e) {
+            StringBuilder b = new StringBuilder(String.valueOf(e));
+            java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            seen.add(e);
+            for (Throwable c = e.getCause(); c != null && seen.add(c); c = c.getCause()) {
+                b.append("; caused by ").append(c);
+            }
+            return b.toString();
+        }
+
         static Backend failed(String backend, Exception e) {
             return new Backend(
                     backend,
@@ -110,7 +121,7 @@ final class Results {
                     0,
                     0,
                     List.of(),
-                    List.of(backend + ": the run failed: " + e),
+                    List.of(backend + ": the run failed: " + withCauses(e)),
                     true);
         }
     }

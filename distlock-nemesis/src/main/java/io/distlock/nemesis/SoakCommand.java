@@ -47,7 +47,7 @@ final class SoakCommand {
                     result = n.soakResult();
                 } catch (RuntimeException | SQLException e) {
                     // one backend that cannot run must not hide the others' results
-                    log.accept(backend + ": the run failed: " + e);
+                    log.accept(backend + ": the run failed: " + Results.Backend.withCauses(e));
                     checked.add(Results.Backend.failed(backend, e));
                     result = failed(backend, e);
                 }
@@ -119,7 +119,7 @@ final class SoakCommand {
                 List.of(),
                 List.of(),
                 List.of(),
-                List.of(backend + ": the run failed: " + e));
+                List.of(backend + ": the run failed: " + Results.Backend.withCauses(e)));
     }
 
     private static String now() {

@@ -55,4 +55,18 @@ class ResultsMergeTest {
         assertThat(read.earlier()).isEqualTo(merged.earlier());
         assertThat(ReadmeSection.render(read, "docs/nemesis-results.md")).isEqualTo(readme);
     }
+
+    @Test
+    void failedRun_namesTheFailureAndEachOfItsCauses() {
+        Exception e = new IllegalStateException(
+                "undoing fault kill-1 failed", new RuntimeException("no leader", new java.io.IOException("refused")));
+
+        Results.Backend b = Results.Backend.failed("etcd", e);
+
+        assertThat(b.ok()).isFalse();
+        assertThat(b.failures())
+                .containsExactly("etcd: the run failed: java.lang.IllegalStateException: undoing fault kill-1 failed"
+                        + "; caused by java.lang.RuntimeException: no leader"
+                        + "; caused by java.io.IOException: refused");
+    }
 }
