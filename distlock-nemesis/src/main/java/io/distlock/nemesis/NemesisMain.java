@@ -67,7 +67,10 @@ public final class NemesisMain {
             "  --from FILE do not run: regenerate the reports from a results.json (with --docs and/or --out;",
             "              e.g. --from docs/nemesis-results.json --docs docs --readme README.md; with --merge,",
             "              e.g. --from results/nemesis-x/results.json --docs docs --readme README.md --merge), or the",
-            "              soak page from soak results (--from docs/soak-results.json --docs docs)");
+            "              soak page from soak results (--from docs/soak-results.json --docs docs; with --merge, the",
+            "              backends of a soak run's results join those recorded in DIR/soak-results.json, e.g. runs",
+            "              of several backends made side by side: --from results/soak-redis/soak-results.json",
+            "              --docs docs --merge)");
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
@@ -86,7 +89,7 @@ public final class NemesisMain {
         }
         if (o.from() != null
                 && SoakJson.isSoak(java.nio.file.Files.readString(o.from(), java.nio.charset.StandardCharsets.UTF_8))) {
-            SoakCommand.regenerate(o.from(), o.out(), o.docs());
+            SoakCommand.regenerate(o.from(), o.out(), o.docs(), o.merge());
             System.out.println("regenerated from " + o.from() + " into " + (o.docs() == null ? o.out() : o.docs()));
             return;
         }

@@ -74,13 +74,22 @@ final class SoakCommand {
         return recorded;
     }
 
-    /** Renders {@code DIR/soak-results.md} from {@code from} into {@code out} and {@code docs} (either may be null). */
-    static void regenerate(Path from, Path out, Path docs) throws IOException {
+    /**
+     * Renders {@code soak-results.md} (and its JSON) from {@code from} into {@code out} and {@code docs}
+     * (either may be null); with {@code merge}, {@code docs} gets the results recorded there with the
+     * backends of {@code from} replacing their entries.
+     */
+    static void regenerate(Path from, Path out, Path docs, boolean merge) throws IOException {
         List<SoakResults.Recorded> recorded = SoakJson.read(Files.readString(from, StandardCharsets.UTF_8));
-        for (Path dir : new Path[] {out, docs}) {
-            if (dir != null) {
-                write(recorded, dir);
-            }
+        if (out != null) {
+            write(recorded, out);
+        }
+        if (docs != null) {
+            Path json = docs.resolve(JSON);
+            List<SoakResults.Recorded> before = merge && Files.exists(json)
+                    ? SoakJson.read(Files.readString(json, StandardCharsets.UTF_8))
+                    : List.of();
+            write(SoakJson.merge(before, recorded), docs);
         }
     }
 

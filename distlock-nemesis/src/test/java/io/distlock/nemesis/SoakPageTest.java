@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code docs/soak-results.md} is what the generator renders from the committed {@code
@@ -62,6 +63,29 @@ class SoakPageTest {
         assertThat(merged)
                 .extracting(SoakResults.Recorded::command)
                 .containsExactly("new redis", "new zookeeper", "old etcd");
+    }
+
+    @Test
+    void regenerate_withMerge_addsTheRunsBackendsToTheRecordedOnes(@TempDir Path dir) throws Exception {
+        Path docs = Files.createDirectories(dir.resolve("docs"));
+        Files.writeString(
+                docs.resolve(SoakCommand.JSON),
+                SoakJson.write(List.of(recorded("redis", "old redis"), recorded("etcd", "old etcd"))));
+        Path run = dir.resolve("run.json");
+        Files.writeString(run, SoakJson.write(List.of(recorded("etcd", "new etcd"))));
+
+        SoakCommand.regenerate(run, null, docs, true);
+
+        List<SoakResults.Recorded> now = SoakJson.read(Files.readString(docs.resolve(SoakCommand.JSON)));
+        assertThat(now).extracting(SoakResults.Recorded::command).containsExactly("old redis", "new etcd");
+        assertThat(Files.readString(docs.resolve(SoakCommand.PAGE))).isEqualTo(SoakReport.page(now));
+
+        SoakCommand.regenerate(run, null, docs, false);
+
+        assertThat(SoakJson.read(Files.readString(docs.resolve(SoakCommand.JSON))))
+                .extracting(SoakResults.Recorded::command)
+                .as("without merge, the run replaces what was recorded")
+                .containsExactly("new etcd");
     }
 
     @Test
