@@ -117,11 +117,18 @@ class RedlockFencingRoundsIT {
         long next = acquireAndRelease(name);
         List<Long> after = evalshaCalls();
         assertThat(next).isGreaterThan(token);
+        // in step again: one acquire script and one release script per node at most (a second fencing
+        // round would add a third), on at least a majority (a straggler may have been left out)
         for (int i = 2; i < 5; i++) {
             assertThat(after.get(i) - before.get(i))
                     .as("scripts on node %d (in step again)", i)
-                    .isEqualTo(2);
+                    .isLessThanOrEqualTo(2);
         }
+        long scripts = 0;
+        for (int i = 0; i < 5; i++) {
+            scripts += after.get(i) - before.get(i);
+        }
+        assertThat(scripts).as("scripts on the 5 nodes").isGreaterThanOrEqualTo(2L * 3);
     }
 
     private static long acquireAndRelease(String name) throws InterruptedException {
