@@ -1,6 +1,9 @@
 package io.distlock.bench.postgresql;
 
+import io.distlock.Credentials;
+import io.distlock.Lease;
 import io.distlock.postgresql.PostgresLockOptions;
+import io.distlock.postgresql.PostgresLockProvider;
 import io.distlock.postgresql.internal.PostgresDialect;
 import io.distlock.testing.servers.PostgresServer;
 import java.nio.file.Files;
@@ -10,7 +13,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,52 +24,84 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.QueryExecutor;
 
 /**
- * How a waiter of lock-postgresql should learn that the lock is free, measured on a PostgreSQL it
- * starts itself with plain JDBC: the hand-off time from the holder's release (taken just before it
- * sends its COMMIT) to the moment the next holder has the row locked, with 1 and with 50 waiters
- * (each waiter a client of its own, all on one lock), in rounds that alternate the variants.
+ * How a waiter of lock-postgresql should learn that the lock is free, and where a hand-off's time
+ * goes, measured on a PostgreSQL it starts itself: the hand-off time from the holder's release
+ * (taken just before it sends its {@code COMMIT}) to the moment the next holder has the lock, with 1
+ * and with 50 waiters (each waiter a client of its own, all on one lock; the holder keeps the lock
+ * {@code --hold-ms} so that the others are really waiting), in rounds that alternate the variants.
  *
  * <ul>
- *   <li>{@code rowlock}: each waiter blocks in the lock's wait statement ({@code SELECT … FOR UPDATE}
- *       bounded by {@code lock_timeout}, as {@link PostgresDialect#waitSql()}); the holder's {@code
- *       COMMIT} grants the row to one of them inside the server.
- *   <li>{@code notify}: the holder releases with {@code NOTIFY <channel>; COMMIT} (one round trip);
- *       each waiter listens on a connection of its own ({@code LISTEN}, one per client) and, woken,
- *       claims with the lock's {@code SKIP LOCKED} statement; a waiter that finds the row taken waits
- *       for the next notification. Every waiter wakes on every release.
+ *   <li>{@code rowlock}: plain JDBC; each waiter blocks in the lock's wait statement ({@code SELECT …
+ *       FOR UPDATE} bounded by {@code lock_timeout}, as {@link PostgresDialect#waitSql()}); the
+ *       holder's {@code COMMIT} grants the row to one of them inside the server. No token.
+ *   <li>{@code rowlock_token}: the same, then the fencing token statement ({@link
+ *       PostgresDialect#tokenSql()}) on a connection of its own in autocommit: the hand-off of the
+ *       lock's protocol with no client code around it.
+ *   <li>{@code notify_token}: plain JDBC; the holder releases with {@code NOTIFY <channel>; COMMIT}
+ *       (one round trip); each waiter listens on a connection of its own and, woken, claims with the
+ *       lock's {@code SKIP LOCKED} statement, then takes the token; a waiter that finds the row taken
+ *       waits for the next notification. Every waiter wakes on every release.
+ *   <li>{@code provider}: lock-postgresql itself, one {@link PostgresLockProvider} per client.
  * </ul>
  *
- * Also measured in the same rounds: {@code select1} (a {@code SELECT 1} round trip) and {@code
- * notify_floor} (a {@code NOTIFY} committed on one connection until another connection's listener
- * has it, plus one {@code SELECT 1} there), the floor of a notification-driven hand-off.
+ * Also measured in the same rounds, one after another on one thread: {@code select1} (a {@code
+ * SELECT 1} round trip), {@code token} (the token statement), {@code notify_floor} (a {@code NOTIFY}
+ * committed on one connection until another connection's listener has it, plus one {@code SELECT 1}
+ * there: the hand-off floor of {@code ./distlock compare}) and {@code notify_token_floor} (the same
+ * with the token statement in place of the {@code SELECT 1}), each after {@code --hold-ms} idle.
  *
  * <p>Arguments: {@code [--rounds N]} (default 5), {@code [--seconds S]} per variant and round
- * (default 2), {@code [--out FILE]} (default {@code target/benchmarks/postgres-wakeup.json}). Run
- * with {@code ./distlock bench PostgresWakeUpBench [args]}.
+ * (default 2), {@code [--hold-ms MS]} (default 2), {@code [--waiters 1,50]}, {@code [--variants
+ * rowlock,rowlock_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
+ * target/benchmarks/postgres-wakeup.json}). Run with {@code ./distlock bench PostgresWakeUpBench
+ * [args]}.
  */
 public final class PostgresWakeUpBench {
     private static final PostgresDialect SQL = PostgresDialect.of(PostgresLockOptions.defaults());
-    private static final String LEASE_MS = "30000";
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final String LOCK = "l";
+    private static final String CHANNEL = "distlock_bench";
 
     private PostgresWakeUpBench() {}
+
+    /** One client of a hand-off variant. */
+    private interface Client extends AutoCloseable {
+        /** Blocks until this client holds the lock; false if it gave up (stopping). */
+        boolean acquire(AtomicBoolean stop) throws Exception;
+
+        void release() throws Exception;
+
+        @Override
+        void close() throws Exception;
+    }
 
     public static void main(String[] args) throws Exception {
         int rounds = 5;
         double seconds = 2;
+        long holdNanos = TimeUnit.MILLISECONDS.toNanos(2);
+        List<Integer> waiterCounts = List.of(1, 50);
+        List<String> variants = List.of("rowlock", "rowlock_token", "notify_token", "provider");
         Path file = Path.of("target", "benchmarks", "postgres-wakeup.json");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--hold-ms" -> holdNanos = (long) (Double.parseDouble(args[++i]) * 1e6);
+                case "--waiters" ->
+                    waiterCounts = List.of(args[++i].split(",")).stream()
+                            .map(Integer::parseInt)
+                            .toList();
+                case "--variants" -> variants = List.of(args[++i].split(","));
                 case "--out" -> file = Path.of(args[++i]);
                 default ->
-                    throw new IllegalArgumentException(
-                            "unknown argument " + args[i] + " (usage: [--rounds N] [--seconds S] [--out FILE])");
+                    throw new IllegalArgumentException("unknown argument " + args[i] + " (usage: [--rounds N]"
+                            + " [--seconds S] [--hold-ms MS] [--waiters 1,50] [--variants a,b] [--out FILE])");
             }
         }
         Map<String, List<Long>> samples = new LinkedHashMap<>();
@@ -74,16 +111,16 @@ public final class PostgresWakeUpBench {
                 for (String ddl : SQL.ddl()) {
                     s.execute(ddl);
                 }
-                s.execute(SQL.insertSql().replace("?", "'l'"));
+                s.execute(SQL.insertSql().replace("?", "'" + LOCK + "'"));
             }
             long nanos = (long) (seconds * 1e9);
             for (int r = 0; r < rounds; r++) {
-                for (int waiters : new int[] {1, 50}) {
-                    add(samples, "rowlock_" + waiters, handOffs(pg, waiters, false, nanos));
-                    add(samples, "notify_" + waiters, handOffs(pg, waiters, true, nanos));
+                for (int waiters : waiterCounts) {
+                    for (String variant : variants) {
+                        add(samples, variant + "_" + waiters, handOffs(pg, variant, waiters, holdNanos, nanos));
+                    }
                 }
-                add(samples, "select1", select1(pg, nanos));
-                add(samples, "notify_floor", notifyFloor(pg, nanos));
+                floors(pg, holdNanos, nanos, samples);
                 System.err.println("round " + (r + 1) + " of " + rounds + " done");
             }
         }
@@ -111,39 +148,62 @@ public final class PostgresWakeUpBench {
         return sorted.length == 0 ? Double.NaN : sorted[(int) Math.min(sorted.length - 1, p * sorted.length)] / 1000.0;
     }
 
+    private static Client client(PostgresServer pg, String variant) throws SQLException {
+        return switch (variant) {
+            case "rowlock" -> new RowLockClient(pg, false);
+            case "rowlock_token" -> new RowLockClient(pg, true);
+            case "notify_token" -> new NotifyClient(pg);
+            case "provider" -> new ProviderClient(pg);
+            default -> throw new IllegalArgumentException("unknown variant " + variant);
+        };
+    }
+
     /**
-     * {@code waiters + 1} clients take turns on one lock for {@code nanos}: whoever holds it notes the
-     * time and releases; the next holder records the time since then.
+     * {@code waiters + 1} clients take turns on one lock for {@code nanos}: whoever gets it records
+     * the time since the last release, holds it {@code holdNanos}, notes the time and releases, then
+     * waits until another client has it before it competes again, so that every sample is a hand-off
+     * to a client that was waiting.
      */
-    private static List<Long> handOffs(PostgresServer pg, int waiters, boolean notify, long nanos) throws Exception {
+    private static List<Long> handOffs(PostgresServer pg, String variant, int waiters, long holdNanos, long nanos)
+            throws Exception {
         int clients = waiters + 1;
         AtomicLong releasedAt = new AtomicLong();
         AtomicInteger lastHolder = new AtomicInteger(-1);
+        AtomicInteger handOffs = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
-        List<Long> out = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Connection> open = new ArrayList<>();
+        List<Long> out = Collections.synchronizedList(new ArrayList<>());
+        List<Client> open = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(clients);
         List<Thread> threads = new ArrayList<>();
         try {
             for (int i = 0; i < clients; i++) {
-                Connection lock = pg.connect();
-                lock.setAutoCommit(false);
-                open.add(lock);
-                Connection listen = null;
-                if (notify) {
-                    listen = pg.connect();
-                    open.add(listen);
-                    try (Statement s = listen.createStatement()) {
-                        s.execute("LISTEN distlock_bench");
-                    }
-                }
-                Connection listener = listen;
+                Client c = client(pg, variant);
+                open.add(c);
                 int id = i;
                 Thread t = new Thread(
                         () -> {
                             try {
-                                clientLoop(id, lock, listener, releasedAt, lastHolder, stop, out);
-                            } catch (SQLException e) {
+                                while (!stop.get()) {
+                                    if (!c.acquire(stop)) {
+                                        continue;
+                                    }
+                                    long now = System.nanoTime();
+                                    long since = releasedAt.get();
+                                    // the first hand-offs, while every client queues for the first time, untimed
+                                    if (since != 0 && handOffs.incrementAndGet() > clients) {
+                                        out.add(now - since);
+                                    }
+                                    lastHolder.set(id);
+                                    if (!stop.get()) {
+                                        LockSupport.parkNanos(holdNanos);
+                                    }
+                                    releasedAt.set(System.nanoTime());
+                                    c.release();
+                                    while (lastHolder.get() == id && !stop.get()) {
+                                        LockSupport.parkNanos(100_000);
+                                    }
+                                }
+                            } catch (Exception e) {
                                 if (!stop.get()) {
                                     e.printStackTrace();
                                 }
@@ -158,17 +218,17 @@ public final class PostgresWakeUpBench {
             threads.forEach(Thread::start);
             TimeUnit.NANOSECONDS.sleep(nanos);
             stop.set(true);
-            // wake every waiter: a last release (a row-lock waiter ends at its lock_timeout anyway)
+            // wake every notification waiter (a row-lock waiter ends at its lock_timeout anyway)
             try (Connection c = pg.connect();
                     Statement s = c.createStatement()) {
-                s.execute("NOTIFY distlock_bench");
+                s.execute("NOTIFY " + CHANNEL);
             }
             done.await(10, TimeUnit.SECONDS);
         } finally {
-            for (Connection c : open) {
+            for (Client c : open) {
                 try {
                     c.close();
-                } catch (SQLException ignored) {
+                } catch (Exception ignored) {
                     // closing
                 }
             }
@@ -178,117 +238,202 @@ public final class PostgresWakeUpBench {
         }
     }
 
-    /**
-     * One client: waits (or claims when notified), records the hand-off, releases; then lets another
-     * client take the lock before it competes again, so that every sample is a hand-off to someone
-     * else, never the releaser taking the lock back.
-     */
-    private static void clientLoop(
-            int id,
-            Connection lock,
-            Connection listener,
-            AtomicLong releasedAt,
-            AtomicInteger lastHolder,
-            AtomicBoolean stop,
-            List<Long> out)
-            throws SQLException {
-        PreparedStatement claim = lock.prepareStatement(SQL.claimSql());
-        SQL.bindClaim(claim, "l", java.time.Duration.ofMillis(Long.parseLong(LEASE_MS)));
-        PreparedStatement wait = lock.prepareStatement(SQL.waitSql());
-        SQL.bindWait(wait, "l", java.time.Duration.ofMillis(Long.parseLong(LEASE_MS)), 1000);
-        while (!stop.get()) {
-            boolean got;
-            if (listener == null) {
-                try (ResultSet rs = wait.executeQuery()) {
-                    got = rs.next();
-                } catch (SQLException e) {
-                    if (!SQL.isWaitEnded(e)) {
-                        throw e;
-                    }
+    /** The token statement on {@code c} (autocommit). */
+    private static long token(PreparedStatement tokenStatement) throws SQLException {
+        try (ResultSet rs = tokenStatement.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** A waiter blocked on the row lock; with {@code token}, the token statement after the grant. */
+    private static final class RowLockClient implements Client {
+        private final Connection lock;
+        private final Connection tokens;
+        private final PreparedStatement wait;
+        private final PreparedStatement token;
+
+        RowLockClient(PostgresServer pg, boolean token) throws SQLException {
+            lock = pg.connect();
+            lock.setAutoCommit(false);
+            wait = lock.prepareStatement(SQL.waitSql());
+            SQL.bindWait(wait, LOCK, LEASE, 1000);
+            tokens = token ? pg.connect() : null;
+            this.token = token ? tokens.prepareStatement(SQL.tokenSql()) : null;
+        }
+
+        @Override
+        public boolean acquire(AtomicBoolean stop) throws SQLException {
+            try (ResultSet rs = wait.executeQuery()) {
+                if (!rs.next()) {
                     lock.rollback();
-                    continue;
+                    return false;
                 }
-            } else {
+            } catch (SQLException e) {
+                if (!SQL.isWaitEnded(e)) {
+                    throw e;
+                }
+                lock.rollback();
+                return false;
+            }
+            if (token != null) {
+                token(token);
+            }
+            return true;
+        }
+
+        @Override
+        public void release() throws SQLException {
+            lock.commit();
+        }
+
+        @Override
+        public void close() throws SQLException {
+            lock.close();
+            if (tokens != null) {
+                tokens.close();
+            }
+        }
+    }
+
+    /**
+     * A waiter that listens for the release's {@code NOTIFY}, then claims with {@code SKIP LOCKED}
+     * and takes the token.
+     */
+    private static final class NotifyClient implements Client {
+        private final Connection lock;
+        private final Connection listener;
+        private final Connection tokens;
+        private final PreparedStatement claim;
+        private final PreparedStatement token;
+
+        NotifyClient(PostgresServer pg) throws SQLException {
+            lock = pg.connect();
+            lock.setAutoCommit(false);
+            claim = lock.prepareStatement(SQL.claimSql());
+            SQL.bindClaim(claim, LOCK, LEASE);
+            listener = pg.connect();
+            try (Statement s = listener.createStatement()) {
+                s.execute("LISTEN " + CHANNEL);
+            }
+            tokens = pg.connect();
+            token = tokens.prepareStatement(SQL.tokenSql());
+        }
+
+        @Override
+        public boolean acquire(AtomicBoolean stop) throws SQLException {
+            while (!stop.get()) {
+                boolean got;
                 try (ResultSet rs = claim.executeQuery()) {
                     got = rs.next();
                 }
-                if (!got) {
-                    lock.rollback();
-                    listener.unwrap(PGConnection.class).getNotifications(1000);
-                    continue;
+                if (got) {
+                    token(token);
+                    return true;
                 }
-            }
-            long now = System.nanoTime();
-            long since = releasedAt.get();
-            if (since != 0) {
-                out.add(now - since);
-            }
-            lastHolder.set(id);
-            if (stop.get()) {
                 lock.rollback();
-                return;
+                listener.unwrap(PGConnection.class).getNotifications(1000);
             }
-            releasedAt.set(System.nanoTime());
-            if (listener == null) {
-                lock.commit();
-            } else {
-                try (Statement s = lock.createStatement()) {
-                    s.execute("NOTIFY distlock_bench; COMMIT");
-                }
+            return false;
+        }
+
+        @Override
+        public void release() throws SQLException {
+            try (Statement s = lock.createStatement()) {
+                s.execute("NOTIFY " + CHANNEL + "; COMMIT");
             }
-            while (lastHolder.get() == id && !stop.get()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            lock.close();
+            listener.close();
+            tokens.close();
         }
     }
 
-    private static List<Long> select1(PostgresServer pg, long nanos) throws SQLException {
-        List<Long> out = new ArrayList<>();
-        try (Connection c = pg.connect();
-                PreparedStatement ps = c.prepareStatement("SELECT 1")) {
-            long end = System.nanoTime() + nanos;
-            while (System.nanoTime() < end) {
-                long t = System.nanoTime();
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                }
-                out.add(System.nanoTime() - t);
-            }
+    /** lock-postgresql, a provider of its own per client. */
+    private static final class ProviderClient implements Client {
+        private final PostgresLockProvider provider;
+        private Lease lease;
+
+        ProviderClient(PostgresServer pg) {
+            provider = PostgresLockProvider.builder()
+                    .jdbcUrl(pg.jdbcUrl())
+                    .options(PostgresLockOptions.builder()
+                            .credentials(Credentials.of(pg.user(), pg.password()))
+                            .poolSize(3)
+                            .build())
+                    .leaseTime(Duration.ofSeconds(10))
+                    .build();
         }
-        return out;
+
+        @Override
+        public boolean acquire(AtomicBoolean stop) throws InterruptedException {
+            lease = provider.lock(LOCK).tryAcquire(Duration.ofSeconds(1)).orElse(null);
+            return lease != null;
+        }
+
+        @Override
+        public void release() {
+            lease.release();
+        }
+
+        @Override
+        public void close() {
+            provider.close();
+        }
     }
 
     /**
-     * A {@code NOTIFY} committed on one connection (autocommit), then {@code SELECT 1} on another
-     * connection that listens, repeated until the driver has read the notification there (the
-     * server sends it as soon as the listening session is idle, so one {@code SELECT 1} almost
-     * always suffices): from before the {@code NOTIFY} to the end of that {@code SELECT 1}, on one
-     * thread. The notification is taken from the driver's query executor, which only hands over
-     * what it read: the driver's own {@code getNotifications(timeout)} adds a 1 ms socket peek
-     * after each read, which would be measured instead.
+     * The floors, alternately, each after {@code holdNanos} idle: {@code select1}, {@code token},
+     * {@code notify_floor} and {@code notify_token_floor} (a {@code NOTIFY} committed on one
+     * connection (autocommit), then {@code SELECT 1} or the token statement on another connection
+     * that listens, repeated until the driver has read the notification there: the server sends it as
+     * soon as the listening session is idle, so one almost always suffices), on one thread. The
+     * notification is taken from the driver's query executor, which only hands over what it read:
+     * the driver's own {@code getNotifications(timeout)} adds a 1 ms socket peek after each read.
      */
-    private static List<Long> notifyFloor(PostgresServer pg, long nanos) throws SQLException {
-        List<Long> out = new ArrayList<>();
+    private static void floors(PostgresServer pg, long holdNanos, long nanos, Map<String, List<Long>> samples)
+            throws SQLException {
         try (Connection sender = pg.connect();
                 Connection listener = pg.connect();
+                Connection plain = pg.connect();
+                Connection tokens = pg.connect();
                 PreparedStatement send = sender.prepareStatement("NOTIFY distlock_floor");
                 Statement listen = listener.createStatement();
-                PreparedStatement one = listener.prepareStatement("SELECT 1")) {
+                PreparedStatement one = listener.prepareStatement("SELECT 1");
+                PreparedStatement listenerToken = listener.prepareStatement(SQL.tokenSql());
+                PreparedStatement plainOne = plain.prepareStatement("SELECT 1");
+                PreparedStatement token = tokens.prepareStatement(SQL.tokenSql())) {
             listen.execute("LISTEN distlock_floor");
             QueryExecutor executor = listener.unwrap(BaseConnection.class).getQueryExecutor();
             long end = System.nanoTime() + nanos;
             while (System.nanoTime() < end) {
+                LockSupport.parkNanos(holdNanos);
                 long t = System.nanoTime();
-                send.execute();
-                int tries = 0;
-                do {
-                    try (ResultSet rs = one.executeQuery()) {
-                        rs.next();
-                    }
-                } while (executor.getNotifications().length == 0 && ++tries < 1000);
-                out.add(System.nanoTime() - t);
+                try (ResultSet rs = plainOne.executeQuery()) {
+                    rs.next();
+                }
+                add(samples, "select1", List.of(System.nanoTime() - t));
+                LockSupport.parkNanos(holdNanos);
+                t = System.nanoTime();
+                token(token);
+                add(samples, "token", List.of(System.nanoTime() - t));
+                for (PreparedStatement after : List.of(one, listenerToken)) {
+                    executor.getNotifications(); // drop anything left over
+                    LockSupport.parkNanos(holdNanos);
+                    t = System.nanoTime();
+                    send.execute();
+                    int tries = 0;
+                    do {
+                        try (ResultSet rs = after.executeQuery()) {
+                            rs.next();
+                        }
+                    } while (executor.getNotifications().length == 0 && ++tries < 1000);
+                    add(samples, after == one ? "notify_floor" : "notify_token_floor", List.of(System.nanoTime() - t));
+                }
             }
         }
-        return out;
     }
 }

@@ -25,24 +25,27 @@ import org.postgresql.core.QueryExecutor;
  * PostgreSQL). Both log in as the database's owner, or on existing servers as the user given. Every
  * table and sequence is named under the run's prefix and dropped at the end.
  *
- * <p>Requests are statements counted by the server's {@code pg_stat_statements} for that role (on the
- * local server a role of its own reads them, so the reads are not counted; on existing servers the
- * user's own reads are subtracted, and without a readable {@code pg_stat_statements} requests are not
- * counted): every statement but {@code COMMIT} and {@code
- * ROLLBACK}, plus one per {@code BEGIN} for the statement that ends its transaction. {@code
- * pg_stat_statements} counts a {@code COMMIT} or {@code ROLLBACK} that the driver re-executes on a
- * connection only once, so those are counted by the transactions the {@code BEGIN}s opened (every
- * explicit transaction ends with one of them).
+ * <p>Requests are round trips, counted from the statements of that role in the server's {@code
+ * pg_stat_statements} (on the local server a role of its own reads them, so the reads are not
+ * counted; on existing servers the user's own reads are subtracted, and without a readable {@code
+ * pg_stat_statements} requests are not counted): every statement but {@code BEGIN}, {@code COMMIT}
+ * and {@code ROLLBACK}, plus one per {@code BEGIN} for the statement that ends its transaction. A
+ * {@code BEGIN} is no round trip of its own: the PostgreSQL JDBC driver, which every target here
+ * uses, sends it in the same write as the statement that opens the transaction and reads both answers
+ * together. {@code pg_stat_statements} counts a {@code COMMIT} or {@code ROLLBACK} that the driver
+ * re-executes on a connection only once, so those are counted by the transactions the {@code BEGIN}s
+ * opened (every explicit transaction ends with one of them).
  *
- * <p>Floors: {@code SELECT 1} (three of them for one acquire+release: the claim, the token committed
+ * <p>Floors: {@code SELECT 1} (three of them for one acquire+release, the protocol's minimum: the
+ * claim, with the {@code BEGIN} that opens its transaction in the same write, the token committed
  * apart from the lock's transaction, the {@code COMMIT}); the bare requests ({@code
- * bare_requests_floor_p50_us}): the three statements exactly as lock-postgresql sends them (from its
+ * bare_requests_floor_p50_us}): those statements exactly as lock-postgresql sends them (from its
  * {@link PostgresDialect}), prepared once, on two plain connections (a table and a sequence of their
  * own); the hand-off floor: a {@code NOTIFY} committed on one connection until another connection that
  * listens has read it, plus one {@code SELECT 1} there.
  */
 final class PostgresBackend extends ServerBackend {
-    private static final int FLOOR_STATEMENTS = 3;
+    private static final int FLOOR_ROUND_TRIPS = 3;
     private static final String STATS_ROLE = "distlock_stats";
     private static final String STATS_PASSWORD = "distlock-stats-pw";
 
@@ -192,11 +195,11 @@ final class PostgresBackend extends ServerBackend {
         }
     }
 
-    /** The statements of the lock role, counted as the class description says. */
-    private synchronized long statements() {
+    /** The round trips of the lock role, counted as the class description says. */
+    private synchronized long roundTrips() {
         try (Statement s = stats.createStatement();
-                ResultSet rs = s.executeQuery("SELECT coalesce(sum(s.calls) FILTER (WHERE s.query NOT IN ('COMMIT',"
-                        + " 'ROLLBACK')), 0) + coalesce(sum(s.calls) FILTER (WHERE s.query = 'BEGIN'), 0) FROM"
+                ResultSet rs = s.executeQuery("SELECT coalesce(sum(s.calls) FILTER (WHERE s.query NOT IN ('BEGIN',"
+                        + " 'COMMIT', 'ROLLBACK')), 0) + coalesce(sum(s.calls) FILTER (WHERE s.query = 'BEGIN'), 0) FROM"
                         + " pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = '"
                         + address.user().replace("'", "''") + "'")) {
             rs.next();
@@ -263,7 +266,7 @@ final class PostgresBackend extends ServerBackend {
         String uri = "postgresql://" + a.userInfo() + a.nodes().get(0) + "/" + a.path()
                 // one connection per held lock and per waiter; a 10 s lease as for MySQL
                 + "?createSchema=true&poolSize=" + POOL_SIZE + "&leaseTime=10s&table=" + prefix.sql();
-        return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_STATEMENTS, this::statements, peers, version);
+        return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_ROUND_TRIPS, this::roundTrips, peers, version);
     }
 
     @Override
