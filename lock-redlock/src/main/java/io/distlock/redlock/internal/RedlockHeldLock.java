@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,14 @@ import org.slf4j.LoggerFactory;
  * every node (the new validity only if a majority set it within the remaining validity), released
  * by compare-and-delete, or let run out after a delay by compare-and-{@code PEXPIRE}, on every
  * node's release lane.
+ *
+ * <p>On each node, this lock's requests that set or end its time to live reach the server in the
+ * order they were made: a round ends once a majority answered, so its request to a slow node may
+ * still be queued or in flight when the next one starts, on another connection. Each node's last
+ * such request is remembered ({@link #ttlRequests}), and the next one to that node is sent only
+ * when it has been answered, failed or dropped; a batched renewal takes only locks with none
+ * pending ({@link #joinBatch}). Without this, a renewal still on its way to a node could land after
+ * an extension or a delayed release there and set the old time to live again.
  */
 final class RedlockHeldLock implements HeldLock {
     private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
@@ -38,6 +47,11 @@ final class RedlockHeldLock implements HeldLock {
     private final Waiters.Group queuedIn;
     /** Set once the lock is released or left to run out: a batch renewal then leaves it alone. */
     private volatile boolean ended;
+    /**
+     * Per node, the last request that set this lock's time to live there (a renewal, batched or
+     * not, or an extension), or null: the next one waits for it. Guarded by this.
+     */
+    private final CompletableFuture<?>[] ttlRequests;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -57,6 +71,7 @@ final class RedlockHeldLock implements HeldLock {
         this.validUntil = validUntil;
         this.leaseTime = ctx.leaseTime();
         this.queuedIn = queuedIn;
+        this.ttlRequests = new CompletableFuture<?>[quorum.nodes().size()];
     }
 
     @Override
@@ -104,12 +119,17 @@ final class RedlockHeldLock implements HeldLock {
         List<String> keyList = List.of(quorum.keys().lockKey(name));
         List<String> args = List.of(owner, Long.toString(ttl.toMillis()));
         long deadline = quorum.roundDeadline(sentAt, validUntil);
-        Round<Long> round = Round.startDirect(
-                ticker,
-                quorum.nodes(),
-                quorum.size(),
-                v -> v == 1L,
-                (n, send, direct) -> directOrIo(n, Scripts.RENEW, keyList, args, send, direct));
+        Round<Long> round;
+        synchronized (this) {
+            round = Round.startDirect(ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
+                CompletableFuture<?> before = pending(n.index());
+                CompletableFuture<Long> f = before == null
+                        ? directOrIo(n, Scripts.RENEW, keyList, args, send, direct)
+                        : after(before, () -> n.<Long>run(Scripts.RENEW, keyList, args, send));
+                ttlRequests[n.index()] = f;
+                return f;
+            });
+        }
         boolean extended = round.awaitTimed(
                 ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
         if (extended && !Deadlines.passed(ticker, validUntil)) {
@@ -138,6 +158,42 @@ final class RedlockHeldLock implements HeldLock {
                 name,
                 Quorum.BACKEND,
                 null);
+    }
+
+    /** Node {@code node}'s last time-to-live request of this lock if it is still pending, else null. Holding this. */
+    private CompletableFuture<?> pending(int node) {
+        CompletableFuture<?> f = ttlRequests[node];
+        if (f != null && f.isDone()) {
+            ttlRequests[node] = null;
+            return null;
+        }
+        return f;
+    }
+
+    /** {@code request} started once {@code before} is done, whatever its outcome. */
+    static <T> CompletableFuture<T> after(CompletableFuture<?> before, Supplier<CompletableFuture<T>> request) {
+        return before.handle((r, e) -> null).thenCompose(ignored -> request.get());
+    }
+
+    /**
+     * A batched renewal is about to send this lock's renewal, whose request to node {@code i}
+     * completes {@code sent[i]} and is sent there only after the previous batch's request, which
+     * completes {@code previous[i]}: whether it may (the lock has not ended, and nothing but that
+     * previous batch is pending for it on any node). If so, later requests of this lock wait for
+     * {@code sent}.
+     */
+    synchronized boolean joinBatch(CompletableFuture<?>[] sent, CompletableFuture<?>[] previous) {
+        if (ended) {
+            return false;
+        }
+        for (int i = 0; i < ttlRequests.length; i++) {
+            CompletableFuture<?> p = pending(i);
+            if (p != null && p != previous[i]) {
+                return false;
+            }
+        }
+        System.arraycopy(sent, 0, ttlRequests, 0, ttlRequests.length);
+        return true;
     }
 
     String lockName() {
@@ -171,7 +227,6 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
-        ended = true;
         return finalRound(
                 Scripts.REDLOCK_RELEASE,
                 List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
@@ -186,7 +241,6 @@ final class RedlockHeldLock implements HeldLock {
     @Override
     public boolean releaseAfter(Duration delay) {
         long millis = Math.max(1, delay.toMillis());
-        ended = true;
         return finalRound(
                 Scripts.REDLOCK_RELEASE_AFTER,
                 List.of(owner, Long.toString(millis), member(), requeue()),
@@ -210,6 +264,14 @@ final class RedlockHeldLock implements HeldLock {
     private boolean finalRound(Scripts.Script script, List<String> args, String what) {
         String name = ctx.lockName();
         List<String> keyList = quorum.releaseKeys(name);
+        // no renewal or extension is sent after this; the last ones still pending go first
+        CompletableFuture<?>[] before = new CompletableFuture<?>[ttlRequests.length];
+        synchronized (this) {
+            ended = true;
+            for (int i = 0; i < before.length; i++) {
+                before[i] = pending(i);
+            }
+        }
         long sentAt = ticker.read();
         Round<Long> round = Round.<Long>startDirect(
                         ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
@@ -218,6 +280,13 @@ final class RedlockHeldLock implements HeldLock {
                                 return CompletableFuture.completedFuture(0L);
                             }
                             CompletableFuture<List<?>> r1 = round1.future(n.index());
+                            CompletableFuture<?> ttl = before[n.index()];
+                            if (ttl != null) {
+                                // after this lock's last renewal or extension there (round 1's too)
+                                return after(
+                                        CompletableFuture.allOf(r1.handle((r, e) -> null), ttl),
+                                        () -> n.<Long>runRelease(script, keyList, args, send));
+                            }
                             if (r1.isDone()) {
                                 // from this thread if a direct connection is idle, else on the release lane
                                 CompletableFuture<Long> f = new CompletableFuture<>();
