@@ -4,21 +4,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * One {@link Scripts#RENEW_PACKED} call: the renewals of many locks on one server, packed into one
- * argument. The server reads a call of {@code n} separate key and value arguments in about one
- * socket read per 16 KB (10,000 locks: about 50), but a single argument larger than 32 KB in one or
- * two: so the request the server reads per renewal tick does not grow with the number of locks.
- * Each lock keeps its own owner check and lease time, and gets its own answer.
+ * One {@link Scripts#RENEW_PACKED} call: the renewals of up to {@link #MAX_LOCKS} locks on one
+ * server, packed into one argument. The server reads a request of many small arguments in one
+ * socket read per 16 KB, but a single argument larger than 32 KB in one or two: a call of 1,000 locks
+ * (about 65 KB) in one read instead of four or five. Each lock keeps its own owner check and lease
+ * time, and gets its own answer.
  *
  * <p>Not thread-safe; one instance per call.
  */
 public final class PackedRenewals {
     /**
-     * Most locks per call. A call blocks the server while it runs, for a time in proportion to its
-     * locks (docs/decisions.md has what a call of this size costs); fewer locks per call would bound
-     * that block but make the server read each tick in several requests.
+     * Most locks per call. A call blocks the server while it runs, and on Redis 7.0 a script's cost
+     * grows faster than its number of writes: larger calls would save socket reads but block the
+     * server much longer (docs/decisions.md has the measurements).
      */
-    public static final int MAX_LOCKS = 10_000;
+    public static final int MAX_LOCKS = 1_000;
 
     private final RedisKeys keys;
     private final StringBuilder packed;
