@@ -15,7 +15,7 @@ import java.util.List;
 public final class PackedRenewals {
     /**
      * Most locks per call. A call blocks the server while it runs, and on Redis 7.0 a script's cost
-     * grows faster than its number of writes: larger calls would save socket reads but block the
+     * grows faster than the number of keys it touches: larger calls would save socket reads but block the
      * server much longer (docs/decisions.md has the measurements).
      */
     public static final int MAX_LOCKS = 1_000;
