@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * such request is remembered ({@link #ttlRequests}), and the next one to that node is sent only
  * when it has been answered, failed or dropped; a batched renewal takes only locks with none
  * pending ({@link #joinBatch}). Without this, a renewal still on its way to a node could land after
- * an extension or a delayed release there and set the old time to live again.
+ * an extension or a delayed release there and set the old time to live again. A release does not
+ * wait: a renewal that lands after the delete finds no value of ours and changes nothing.
  */
 final class RedlockHeldLock implements HeldLock {
     private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
@@ -227,10 +228,12 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
+        // not after a pending renewal: one that lands after the delete finds no value of ours
         return finalRound(
                 Scripts.REDLOCK_RELEASE,
                 List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
-                "release of lock '");
+                "release of lock '",
+                false);
     }
 
     /**
@@ -244,7 +247,8 @@ final class RedlockHeldLock implements HeldLock {
         return finalRound(
                 Scripts.REDLOCK_RELEASE_AFTER,
                 List.of(owner, Long.toString(millis), member(), requeue()),
-                "delayed release of lock '");
+                "delayed release of lock '",
+                true);
     }
 
     /** The queue member that got the lock, or {@code ""}. */
@@ -259,16 +263,18 @@ final class RedlockHeldLock implements HeldLock {
 
     /**
      * The last request of this lock to every node ({@code script} on the lock key with {@code
-     * args}), as {@link #release()} describes it.
+     * args}), as {@link #release()} describes it; with {@code afterPending}, sent to each node only
+     * after this lock's renewal or extension still pending there.
      */
-    private boolean finalRound(Scripts.Script script, List<String> args, String what) {
+    private boolean finalRound(Scripts.Script script, List<String> args, String what, boolean afterPending) {
         String name = ctx.lockName();
         List<String> keyList = quorum.releaseKeys(name);
-        // no renewal or extension is sent after this; the last ones still pending go first
+        // no renewal or extension is sent after this; with afterPending, the last ones still pending
+        // on a node go there first
         CompletableFuture<?>[] before = new CompletableFuture<?>[ttlRequests.length];
         synchronized (this) {
             ended = true;
-            for (int i = 0; i < before.length; i++) {
+            for (int i = 0; afterPending && i < before.length; i++) {
                 before[i] = pending(i);
             }
         }

@@ -71,7 +71,8 @@ class BatchRenewalIT {
     private static List<Lease> acquire(LockEngine engine, String prefix, int n) {
         List<Lease> leases = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            leases.add(engine.lock(prefix + i).tryAcquire().orElseThrow());
+            // a wait: under load a single try may miss the 50 ms node timeout
+            leases.add(engine.lock(prefix + i).tryAcquire(Duration.ofSeconds(5)).orElseThrow());
         }
         return leases;
     }

@@ -97,11 +97,12 @@ class RenewalOrderIT {
         Lease delayed = engine.lock("order-delayed").tryAcquire().orElseThrow();
         List<HeldLock> both = List.copyOf(held);
         BatchRenewal batch = driver.batchRenewal();
-        // every node's I/O connection open before the latency
-        assertThat(batch.renewAll(both)).allMatch(RenewalOutcome::renewed);
         Node slow = driver.nodes().get(2);
         RedisServer slowServer = servers.get(2);
         long scriptsBefore = BatchRenewalIT.scriptCalls(slowServer);
+        // every node's I/O connection open before the latency
+        assertThat(batch.renewAll(both)).allMatch(RenewalOutcome::renewed);
+        await("the first batch sent to node 2").atMost(Duration.ofSeconds(5)).until(() -> slow.pipelines() > 0);
         long pipelinesBefore = slow.pipelines();
         proxy.setLatency(TcpProxy.Direction.DOWNSTREAM, Duration.ofSeconds(1));
 
@@ -117,10 +118,10 @@ class RenewalOrderIT {
                 .as("tick 2 still not sent to node 2 after the extension and the delayed release")
                 .isEqualTo(pipelinesBefore + 1);
 
-        // node 2 runs both ticks, the extension and the delayed release: four scripts
+        // node 2 runs the first batch, both ticks, the extension and the delayed release: five scripts
         await("node 2 ran every request")
                 .atMost(Duration.ofSeconds(15))
-                .until(() -> BatchRenewalIT.scriptCalls(slowServer) - scriptsBefore >= 4);
+                .until(() -> BatchRenewalIT.scriptCalls(slowServer) - scriptsBefore >= 5);
         assertThat(pttl(slowServer, "order-extend"))
                 .as("node 2's time to live of the extended lock: the extension's, not tick 2's 10 s")
                 .isGreaterThan(20_000L);
