@@ -68,7 +68,7 @@ class BatchRenewalIT {
                 LOCK_OPTIONS);
     }
 
-    private static List<Lease> acquire(LockEngine engine, String prefix, int n) {
+    private static List<Lease> acquire(LockEngine engine, String prefix, int n) throws InterruptedException {
         List<Lease> leases = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             // a wait: under load a single try may miss the 50 ms node timeout
@@ -118,7 +118,7 @@ class BatchRenewalIT {
     }
 
     @Test
-    void renewal_thousandsOfLocks_onePipelinePerNodePerTickAndAllStayValid() {
+    void renewal_thousandsOfLocks_onePipelinePerNodePerTickAndAllStayValid() throws Exception {
         RedlockDriver driver = driver(servers);
         try (LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS)) {
             List<Lease> leases = acquire(engine, "batch-", 3_000);
@@ -184,7 +184,7 @@ class BatchRenewalIT {
     }
 
     @Test
-    void renewal_oneNodeStopped_remainingMajorityKeepsEveryLockRenewed() {
+    void renewal_oneNodeStopped_remainingMajorityKeepsEveryLockRenewed() throws Exception {
         try (RedisServers own = RedisServers.independentMasters(3)) {
             RedlockDriver driver = driver(own);
             try (LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS)) {
