@@ -35,9 +35,9 @@ import java.util.concurrent.TimeUnit;
  * locks), since a reply that arrives after the node timeout but before a lock's validity ran out
  * still renews it under the validity rule; a loaded node that needs a little longer than the node
  * timeout for a large batch so does not cost the locks that it and one other node hold. A single due lock is renewed with its own round ({@link
- * HeldLock#renew()}, written on the direct connections), as without batching, and so is a lock
- * whose extension or own renewal is still pending on some node ({@link RedlockHeldLock#joinBatch}).
- * A node's batch requests go out in tick order: one still pending delays the next tick's there.
+ * HeldLock#renew()}, written on the direct connections), as without batching. A lock's extension
+ * or delayed release made while the batch's request to a node is pending goes there after it
+ * ({@link RedlockHeldLock#joinBatch}).
  */
 final class RedlockBatchRenewal implements BatchRenewal {
     /** A node has the node timeout for each this many locks of a batch. */
@@ -46,20 +46,12 @@ final class RedlockBatchRenewal implements BatchRenewal {
     private static final String WHAT = "cannot renew lock '";
 
     private final Quorum quorum;
-    /**
-     * Per node, the last batch's request (completed once answered, failed or dropped): the next
-     * batch's request to that node is sent after it. Only the watchdog thread, which makes one call
-     * at a time, touches it.
-     */
-    private final CompletableFuture<?>[] lastSent;
     /** The longest a batch waits for late replies: half the provider's renewal interval. */
     private final long lateRepliesNanos;
 
     RedlockBatchRenewal(Quorum quorum, long renewalIntervalNanos) {
         this.quorum = quorum;
         this.lateRepliesNanos = Math.max(1, renewalIntervalNanos / 2);
-        this.lastSent = new CompletableFuture<?>[quorum.nodes().size()];
-        Arrays.fill(lastSent, CompletableFuture.completedFuture(null));
     }
 
     @Override
@@ -75,16 +67,15 @@ final class RedlockBatchRenewal implements BatchRenewal {
         }
         List<RedlockHeldLock> live = new ArrayList<>(due.size());
         List<Integer> at = new ArrayList<>(due.size());
-        List<Integer> alone = new ArrayList<>();
         for (int i = 0; i < due.size(); i++) {
             RedlockHeldLock l = (RedlockHeldLock) due.get(i);
             if (l.ended()) {
                 outcomes[i] = RenewalOutcome.GONE; // released or left to run out meanwhile
-            } else if (l.joinBatch(sent, lastSent)) {
+            } else if (l.joinBatch(sent)) {
                 live.add(l);
                 at.add(i);
             } else {
-                alone.add(i); // a request of its own is still pending somewhere: renewed after it
+                outcomes[i] = RenewalOutcome.GONE; // released or left to run out meanwhile
             }
         }
         if (live.isEmpty()) {
@@ -100,11 +91,6 @@ final class RedlockBatchRenewal implements BatchRenewal {
             for (int k = 0; k < live.size(); k++) {
                 outcomes[at.get(k)] = renewed.get(k);
             }
-        }
-        System.arraycopy(sent, 0, lastSent, 0, nodes);
-        for (int i : alone) {
-            List<RenewalOutcome> one = ONE_BY_ONE.renewAll(List.of(due.get(i)));
-            outcomes[i] = one.get(0);
         }
         return Arrays.asList(outcomes);
     }
@@ -150,13 +136,7 @@ final class RedlockBatchRenewal implements BatchRenewal {
                 quorum.nodes(),
                 quorum.size(),
                 answer -> renewedAll(answer, locks.size()),
-                (node, send, direct) -> {
-                    CompletableFuture<?> previous = lastSent[node.index()];
-                    // a slow node gets the ticks' requests in order
-                    return previous.isDone()
-                            ? node.runAll(Scripts.RENEW_PACKED, calls, send)
-                            : RedlockHeldLock.after(previous, () -> node.runAll(Scripts.RENEW_PACKED, calls, send));
-                });
+                (node, send, direct) -> node.runAll(Scripts.RENEW_PACKED, calls, send));
         for (Node n : quorum.nodes()) {
             @SuppressWarnings("unchecked")
             CompletableFuture<Object> s = (CompletableFuture<Object>) sent[n.index()];

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * <p>On each node, this lock's requests that set or end its time to live reach the server in the
  * order they were made: a round ends once a majority answered, so its request to a slow node may
  * still be queued or in flight when the next one starts, on another connection. Each node's last
- * such request is remembered ({@link #ttlRequests}), and the next one to that node is sent only
- * when it has been answered, failed or dropped; a batched renewal takes only locks with none
- * pending ({@link #joinBatch}). Without this, a renewal still on its way to a node could land after
+ * such request is remembered ({@link #ttlRequests}), and the next extension, delayed release or
+ * single renewal to that node is sent only when it has been answered, failed or dropped ({@link
+ * #joinBatch} records a batched renewal's). Without this, a renewal still on its way to a node could land after
  * an extension or a delayed release there and set the old time to live again. A release does not
  * wait: a renewal that lands after the delete finds no value of ours and changes nothing.
  */
@@ -172,26 +172,19 @@ final class RedlockHeldLock implements HeldLock {
     }
 
     /** {@code request} started once {@code before} is done, whatever its outcome. */
-    static <T> CompletableFuture<T> after(CompletableFuture<?> before, Supplier<CompletableFuture<T>> request) {
+    private static <T> CompletableFuture<T> after(CompletableFuture<?> before, Supplier<CompletableFuture<T>> request) {
         return before.handle((r, e) -> null).thenCompose(ignored -> request.get());
     }
 
     /**
      * A batched renewal is about to send this lock's renewal, whose request to node {@code i}
-     * completes {@code sent[i]} and is sent there only after the previous batch's request, which
-     * completes {@code previous[i]}: whether it may (the lock has not ended, and nothing but that
-     * previous batch is pending for it on any node). If so, later requests of this lock wait for
-     * {@code sent}.
+     * completes {@code sent[i]}: whether it may (the lock has not ended). If so, this lock's next
+     * extension or delayed release waits for {@code sent} on each node. The batch does not wait for
+     * this lock's earlier requests: it sets the lease time the lock has now, as they do.
      */
-    synchronized boolean joinBatch(CompletableFuture<?>[] sent, CompletableFuture<?>[] previous) {
+    synchronized boolean joinBatch(CompletableFuture<?>[] sent) {
         if (ended) {
             return false;
-        }
-        for (int i = 0; i < ttlRequests.length; i++) {
-            CompletableFuture<?> p = pending(i);
-            if (p != null && p != previous[i]) {
-                return false;
-            }
         }
         System.arraycopy(sent, 0, ttlRequests, 0, ttlRequests.length);
         return true;
