@@ -24,7 +24,7 @@ import java.util.Map;
  * starts, lets them come into step (three renewal intervals), then counts for a window: the renewal
  * round trips (pipelines the batched renewal sent, summed over the nodes: one per node per renewal
  * tick; a single due lock takes its own round and is not counted), the script calls the nodes ran
- * ({@code INFO commandstats} summed: {@code RENEW_MANY} over up to 1,000 keys each, or {@code RENEW}
+ * ({@code INFO commandstats} summed: {@code RENEW_PACKED} for up to 10,000 locks each, or {@code RENEW}
  * per lock for a single due lock) and the lock renewals (the observer's {@code renewed} calls), each
  * per second, and the round trips' ratio to the figure with 100 locks. Nothing else runs on the
  * provider during the window. Writes the results as JSON.

@@ -49,7 +49,15 @@ public final class RedisKeys {
     // The same from a tag computed once (the acquisition path encodes each name once, not per key).
 
     public String lockKeyOfTag(String tag) {
-        return prefix + ":{" + tag + "}:lock";
+        return lockKeyHead() + tag + LOCK_KEY_TAIL;
+    }
+
+    /** What every lock key ends with, after its tag. */
+    public static final String LOCK_KEY_TAIL = "}:lock";
+
+    /** What every lock key starts with, before its tag: the prefix and the hash tag's opening brace. */
+    public String lockKeyHead() {
+        return prefix + ":{";
     }
 
     public String tokenKeyOfTag(String tag) {

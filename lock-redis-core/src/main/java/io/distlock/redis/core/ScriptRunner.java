@@ -105,7 +105,9 @@ public final class ScriptRunner {
                             bySha
                                     ? p.evalsha(script.sha(), c.keys(), c.args())
                                     : p.eval(script.text(), c.keys(), c.args()));
-                    acks.add(replicas > 0 ? p.waitReplicas(c.keys().get(0), replicas, timeoutMillis) : null);
+                    // the WAIT goes where the call went: its first key's node (a call without keys: one server)
+                    String sample = c.keys().isEmpty() ? "" : c.keys().get(0);
+                    acks.add(replicas > 0 ? p.waitReplicas(sample, replicas, timeoutMillis) : null);
                 }
                 p.sync();
                 for (int k = 0; k < todo.size(); k++) {

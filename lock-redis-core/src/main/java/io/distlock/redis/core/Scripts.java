@@ -8,8 +8,8 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of lock-redis and lock-redlock; each runs atomically on the server in one round
  * trip. lock-redis runs {@link #ACQUIRE}, {@link #ACQUIRE_QUEUED}, {@link #RELEASE_QUEUED}, {@link
- * #RELEASE}, {@link #RELEASE_AFTER}, {@link #RENEW} and {@link #RENEW_MANY}; lock-redlock runs {@link
- * #REDLOCK_ACQUIRE}, {@link #REDLOCK_ACQUIRE_QUEUED}, {@link #REDLOCK_RAISE}, {@link #RENEW}, {@link
+ * #RELEASE}, {@link #RELEASE_AFTER}, {@link #RENEW}, {@link #RENEW_MANY} and {@link #RENEW_PACKED}; lock-redlock runs {@link
+ * #REDLOCK_ACQUIRE}, {@link #REDLOCK_ACQUIRE_QUEUED}, {@link #REDLOCK_RAISE}, {@link #RENEW}, {@link #RENEW_PACKED}, {@link
  * #REDLOCK_RELEASE}, {@link #REDLOCK_RELEASE_AFTER}, {@link #REDLOCK_LEAVE} and (to undo a failed try)
  * {@link #RELEASE} on each of its independent masters. {@link ScriptRunner} sends them.
  */
@@ -275,6 +275,31 @@ public final class Scripts {
             "  end",
             "end",
             "return r"));
+
+    /**
+     * Many renewals in one call, packed into one argument so that the server reads the call in one
+     * or two socket reads whatever the number of locks ({@link PackedRenewals}). No KEYS: the lock
+     * keys are {@code ARGV[1] .. tag .. ARGV[2]}, one per line of {@code ARGV[3]}, which reads
+     * {@code "<tag> <owner> <lease ms>\n"} per lock (tags are {@code LockNames.encode}d: letters,
+     * digits, {@code _ - %}; owners hex). Not for Redis Cluster, whose scripts must declare their
+     * keys. Each key is compare-and-{@code PEXPIRE}d as {@link #RENEW} does. Returns one character
+     * per line, in order: {@code 1} renewed, {@code 0} gone or another owner's.
+     */
+    public static final Script RENEW_PACKED = new Script(String.join(
+            "\n",
+            "local r = {}",
+            "local i = 0",
+            "for tag, owner, ms in string.gmatch(ARGV[3], '(%S+) (%x+) (%d+)\\n') do",
+            "  i = i + 1",
+            "  local key = ARGV[1] .. tag .. ARGV[2]",
+            "  if redis.call('GET', key) == owner then",
+            "    redis.call('PEXPIRE', key, ms)",
+            "    r[i] = '1'",
+            "  else",
+            "    r[i] = '0'",
+            "  end",
+            "end",
+            "return table.concat(r)"));
 
     /**
      * Redlock round 1 on one node. KEYS: lock, counter. ARGV: owner, lease ms. {@code SET lock owner

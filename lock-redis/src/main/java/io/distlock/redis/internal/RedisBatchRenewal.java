@@ -1,7 +1,9 @@
 package io.distlock.redis.internal;
 
 import io.distlock.Ticker;
+import io.distlock.redis.core.PackedRenewals;
 import io.distlock.redis.core.RedisErrors;
+import io.distlock.redis.core.RedisKeys;
 import io.distlock.redis.core.ScriptRunner;
 import io.distlock.redis.core.Scripts;
 import io.distlock.spi.BatchRenewal;
@@ -30,11 +32,16 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * Renews the locks of one renewal tick with one round trip per server: {@link Scripts#RENEW_MANY}
- * over up to {@value #CHUNK} keys per call (compare-and-{@code PEXPIRE} per key, each with its own
- * lease time), all calls in one pipeline. On Redis Cluster a script's keys must share a hash slot,
- * so calls are grouped by slot, and the pipeline sends each to its slot's node (one round trip per
- * node). A call the server answers with an error is retried lock by lock through the ordinary renewal
+ * Renews the locks of one renewal tick with one round trip per server. On a single server
+ * (standalone or behind Sentinel): {@link Scripts#RENEW_PACKED}, up to {@link
+ * PackedRenewals#MAX_LOCKS} locks per call packed into one argument, so that the server reads the
+ * request in one or two socket reads whatever the number of locks. On Redis Cluster a script's keys
+ * must be declared and share a hash slot: {@link Scripts#RENEW_MANY} over up to {@value
+ * #CLUSTER_CHUNK} keys of one slot per call, and the pipeline sends each call to its slot's node
+ * (one round trip per node). Either way each lock is compare-and-{@code PEXPIRE}d with its own owner
+ * value and lease time, and all calls go in one pipeline.
+ *
+ * <p>A call the server answers with an error is retried lock by lock through the ordinary renewal
  * ({@link HeldLock#renew()}), which follows Cluster redirections ({@code MOVED}, {@code ASK}) and
  * retries {@code TRYAGAIN}; the calls of a Cluster node that could not be reached fail (their locks
  * are tried again at the next tick, after the client has read the slot map again); a failure of the
@@ -42,12 +49,13 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * is every lock's failure.
  *
  * <p>Each lock's TTL-setting requests are sent one at a time ({@link RedisHeldLock#ttlLock}), so the
- * batch holds every lock's while its requests are in flight.
+ * batch holds every lock's while its requests are in flight: an extension or a delayed release
+ * never overtakes a renewal of the same lock.
  */
 final class RedisBatchRenewal implements BatchRenewal {
     private static final Logger log = LoggerFactory.getLogger(RedisBatchRenewal.class);
-    /** Most keys per script call: a call blocks the server for a few µs per key. */
-    static final int CHUNK = 1_000;
+    /** Most keys per {@code RENEW_MANY} call on Cluster, where a tick's keys spread over many slots. */
+    static final int CLUSTER_CHUNK = 1_000;
     /** Threads that read a Cluster pipeline's replies, one node each at a time. */
     private static final int NODE_READERS = 3;
     /** Most retries of a pipeline whose pooled connection died while idle. */
@@ -56,6 +64,7 @@ final class RedisBatchRenewal implements BatchRenewal {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final ScriptCalls calls;
+    private final RedisKeys keys;
     private final Ticker ticker;
     private final AtomicLong pipelines = new AtomicLong();
     /** Pipelines of a Cluster client (calls grouped by hash slot, nodes read in parallel); null otherwise. */
@@ -63,8 +72,9 @@ final class RedisBatchRenewal implements BatchRenewal {
     /** Reads the nodes' replies of a Cluster pipeline in parallel; null without Cluster. */
     private final ExecutorService nodeReaders;
 
-    RedisBatchRenewal(ScriptCalls calls, Ticker ticker) {
+    RedisBatchRenewal(ScriptCalls calls, RedisKeys keys, Ticker ticker) {
         this.calls = calls;
+        this.keys = keys;
         this.ticker = ticker;
         UnifiedJedis client = calls.client();
         if (!(client instanceof RedisClusterClient) && !(client instanceof JedisCluster)) {
@@ -121,7 +131,7 @@ final class RedisBatchRenewal implements BatchRenewal {
                 }
                 int group = clusterPipelines != null ? JedisClusterCRC16.getSlot(l.lockKey()) : 0;
                 List<Integer> g = groups.computeIfAbsent(group, k -> new ArrayList<>());
-                if (g.size() == CHUNK) {
+                if (g.size() == (clusterPipelines != null ? CLUSTER_CHUNK : PackedRenewals.MAX_LOCKS)) {
                     chunks.add(g);
                     g = new ArrayList<>();
                     groups.put(group, g);
@@ -144,15 +154,7 @@ final class RedisBatchRenewal implements BatchRenewal {
     private void send(List<RedisHeldLock> locks, List<List<Integer>> chunks, RenewalOutcome[] outcomes) {
         List<ScriptRunner.Call> batch = new ArrayList<>(chunks.size());
         for (List<Integer> chunk : chunks) {
-            List<String> keys = new ArrayList<>(chunk.size());
-            List<String> args = new ArrayList<>(chunk.size() * 2);
-            for (int i : chunk) {
-                RedisHeldLock l = locks.get(i);
-                keys.add(l.lockKey());
-                args.add(l.owner());
-                args.add(Long.toString(l.leaseTime().toMillis()));
-            }
-            batch.add(new ScriptRunner.Call(keys, args));
+            batch.add(clusterPipelines != null ? renewMany(locks, chunk) : packed(locks, chunk));
         }
         long sentAt = ticker.read();
         List<ScriptRunner.Outcome> replies;
@@ -185,11 +187,13 @@ final class RedisBatchRenewal implements BatchRenewal {
                 }
                 continue;
             }
-            List<?> results = (List<?>) reply.value();
+            List<?> results = clusterPipelines != null ? (List<?>) reply.value() : null;
+            String answers = results == null ? PackedRenewals.answers(reply.value(), chunk.size()) : null;
             for (int k = 0; k < chunk.size(); k++) {
                 int i = chunk.get(k);
                 RedisHeldLock l = locks.get(i);
-                if (((Long) results.get(k)) != 1L) {
+                boolean renewed = results != null ? ((Long) results.get(k)) == 1L : answers.charAt(k) == '1';
+                if (!renewed) {
                     outcomes[i] = RenewalOutcome.GONE;
                     continue;
                 }
@@ -204,6 +208,32 @@ final class RedisBatchRenewal implements BatchRenewal {
         }
     }
 
+    /** A {@code RENEW_MANY} call (Cluster: the keys of one slot) for the locks of {@code chunk}. */
+    private static ScriptRunner.Call renewMany(List<RedisHeldLock> locks, List<Integer> chunk) {
+        List<String> keys = new ArrayList<>(chunk.size());
+        List<String> args = new ArrayList<>(chunk.size() * 2);
+        for (int i : chunk) {
+            RedisHeldLock l = locks.get(i);
+            keys.add(l.lockKey());
+            args.add(l.owner());
+            args.add(Long.toString(l.leaseTime().toMillis()));
+        }
+        return new ScriptRunner.Call(keys, args);
+    }
+
+    /** A {@code RENEW_PACKED} call (one server) for the locks of {@code chunk}. */
+    private ScriptRunner.Call packed(List<RedisHeldLock> locks, List<Integer> chunk) {
+        PackedRenewals call = new PackedRenewals(keys, chunk.size());
+        for (int i : chunk) {
+            RedisHeldLock l = locks.get(i);
+            call.add(
+                    PackedRenewals.tagOf(keys, l.lockKey()),
+                    l.owner(),
+                    l.leaseTime().toMillis());
+        }
+        return call.call();
+    }
+
     /**
      * The pipeline, retried on a new connection if the pooled one had died while idle, or (Cluster)
      * after reading the slot map again if a node could not be reached.
@@ -214,7 +244,7 @@ final class RedisBatchRenewal implements BatchRenewal {
                 pipelines.incrementAndGet();
                 return ScriptRunner.runAll(
                         clusterPipelines != null ? clusterPipelines : calls.client()::pipelined,
-                        Scripts.RENEW_MANY,
+                        clusterPipelines != null ? Scripts.RENEW_MANY : Scripts.RENEW_PACKED,
                         batch,
                         calls.requiredReplicas(),
                         calls.replicaAckTimeoutMillis());

@@ -63,7 +63,7 @@ public final class RedisDriver implements LockDriver, RedisInternals {
                         options.replicaAckTimeout().toMillis(),
                         options.timeouts().requestTimeout()),
                 Math.max(retention, Math.multiplyExact(lease, 10)));
-        this.renewal = new RedisBatchRenewal(scripts.calls(), lockOptions.ticker());
+        this.renewal = new RedisBatchRenewal(scripts.calls(), keys, lockOptions.ticker());
         this.queued = options.handOff() && options.requiredReplicas() == 0;
         this.subscriber = new Subscriber(client, options.keyPrefix(), lockOptions.ticker());
         // an entry written before a failover lives at most hint (≤ a lease) + margin after its

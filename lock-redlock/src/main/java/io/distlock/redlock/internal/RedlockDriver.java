@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The Redlock driver over N independent masters ({@link Node}s). Every round goes to all nodes at
  * once (each node has its own connection pool and I/O threads) and ends as soon as its outcome is
  * decided or after the per-node timeout ({@link Round}, {@link Quorum}). The Lua scripts are
- * lock-redis-core's {@link Scripts} ({@code REDLOCK_*}, {@code RENEW}, {@code RENEW_MANY} for the
+ * lock-redis-core's {@link Scripts} ({@code REDLOCK_*}, {@code RENEW}, {@code RENEW_PACKED} for the
  * locks due in one renewal tick ({@link RedlockBatchRenewal}), and {@code RELEASE} to undo a failed
  * try); the key layout is {@link RedisKeys} under Redlock's own prefix.
  *
@@ -76,7 +76,8 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         List<Node> nodes = List.copyOf(opened);
         this.quorum = new Quorum(nodes, options, lockOptions.ticker(), new RedisKeys(options.keyPrefix()));
         this.waiters = new Waiters(nodes, lockOptions.ticker(), quorum.keys());
-        this.batchRenewal = new RedlockBatchRenewal(quorum);
+        this.batchRenewal = new RedlockBatchRenewal(
+                quorum, (long) (lockOptions.leaseTime().toNanos() * lockOptions.renewalFraction()));
         List<Scripts.Script> scripts = new ArrayList<>(List.of(
                 Scripts.REDLOCK_ACQUIRE,
                 Scripts.RENEW,
@@ -85,7 +86,7 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
                 Scripts.REDLOCK_ACQUIRE_QUEUED,
                 Scripts.REDLOCK_RELEASE_AFTER,
                 Scripts.REDLOCK_LEAVE,
-                Scripts.RENEW_MANY));
+                Scripts.RENEW_PACKED));
         if (options.fencing()) {
             scripts.add(1, Scripts.REDLOCK_RAISE);
         }

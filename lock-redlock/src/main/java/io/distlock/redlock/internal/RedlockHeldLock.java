@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,15 @@ import org.slf4j.LoggerFactory;
  * every node (the new validity only if a majority set it within the remaining validity), released
  * by compare-and-delete, or let run out after a delay by compare-and-{@code PEXPIRE}, on every
  * node's release lane.
+ *
+ * <p>On each node, this lock's requests that set or end its time to live reach the server in the
+ * order they were made: a round ends once a majority answered, so its request to a slow node may
+ * still be queued or in flight when the next one starts, on another connection. Each node's last
+ * such request is remembered ({@link #ttlRequests}), and the next extension, delayed release or
+ * single renewal to that node is sent only when it has been answered, failed or dropped ({@link
+ * #joinBatch} records a batched renewal's). Without this, a renewal still on its way to a node could land after
+ * an extension or a delayed release there and set the old time to live again. A release does not
+ * wait: a renewal that lands after the delete finds no value of ours and changes nothing.
  */
 final class RedlockHeldLock implements HeldLock {
     private static final Logger log = LoggerFactory.getLogger(RedlockHeldLock.class);
@@ -38,6 +48,11 @@ final class RedlockHeldLock implements HeldLock {
     private final Waiters.Group queuedIn;
     /** Set once the lock is released or left to run out: a batch renewal then leaves it alone. */
     private volatile boolean ended;
+    /**
+     * Per node, the last request that set this lock's time to live there (a renewal, batched or
+     * not, or an extension), or null: the next one waits for it. Guarded by this.
+     */
+    private final CompletableFuture<?>[] ttlRequests;
 
     RedlockHeldLock(
             RedlockDriver driver,
@@ -57,6 +72,7 @@ final class RedlockHeldLock implements HeldLock {
         this.validUntil = validUntil;
         this.leaseTime = ctx.leaseTime();
         this.queuedIn = queuedIn;
+        this.ttlRequests = new CompletableFuture<?>[quorum.nodes().size()];
     }
 
     @Override
@@ -104,12 +120,17 @@ final class RedlockHeldLock implements HeldLock {
         List<String> keyList = List.of(quorum.keys().lockKey(name));
         List<String> args = List.of(owner, Long.toString(ttl.toMillis()));
         long deadline = quorum.roundDeadline(sentAt, validUntil);
-        Round<Long> round = Round.startDirect(
-                ticker,
-                quorum.nodes(),
-                quorum.size(),
-                v -> v == 1L,
-                (n, send, direct) -> directOrIo(n, Scripts.RENEW, keyList, args, send, direct));
+        Round<Long> round;
+        synchronized (this) {
+            round = Round.startDirect(ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
+                CompletableFuture<?> before = pending(n.index());
+                CompletableFuture<Long> f = before == null
+                        ? directOrIo(n, Scripts.RENEW, keyList, args, send, direct)
+                        : after(before, () -> n.<Long>run(Scripts.RENEW, keyList, args, send));
+                ttlRequests[n.index()] = f;
+                return f;
+            });
+        }
         boolean extended = round.awaitTimed(
                 ticker, deadline, quorum.nodeTimeoutNanos(), quorum.roundCap(sentAt, deadline, validUntil));
         if (extended && !Deadlines.passed(ticker, validUntil)) {
@@ -138,6 +159,35 @@ final class RedlockHeldLock implements HeldLock {
                 name,
                 Quorum.BACKEND,
                 null);
+    }
+
+    /** Node {@code node}'s last time-to-live request of this lock if it is still pending, else null. Holding this. */
+    private CompletableFuture<?> pending(int node) {
+        CompletableFuture<?> f = ttlRequests[node];
+        if (f != null && f.isDone()) {
+            ttlRequests[node] = null;
+            return null;
+        }
+        return f;
+    }
+
+    /** {@code request} started once {@code before} is done, whatever its outcome. */
+    private static <T> CompletableFuture<T> after(CompletableFuture<?> before, Supplier<CompletableFuture<T>> request) {
+        return before.handle((r, e) -> null).thenCompose(ignored -> request.get());
+    }
+
+    /**
+     * A batched renewal is about to send this lock's renewal, whose request to node {@code i}
+     * completes {@code sent[i]}: whether it may (the lock has not ended). If so, this lock's next
+     * extension or delayed release waits for {@code sent} on each node. The batch does not wait for
+     * this lock's earlier requests: it sets the lease time the lock has now, as they do.
+     */
+    synchronized boolean joinBatch(CompletableFuture<?>[] sent) {
+        if (ended) {
+            return false;
+        }
+        System.arraycopy(sent, 0, ttlRequests, 0, ttlRequests.length);
+        return true;
     }
 
     String lockName() {
@@ -171,11 +221,12 @@ final class RedlockHeldLock implements HeldLock {
      */
     @Override
     public boolean release() {
-        ended = true;
+        // not after a pending renewal: one that lands after the delete finds no value of ours
         return finalRound(
                 Scripts.REDLOCK_RELEASE,
                 List.of(owner, quorum.keys().channel(ctx.lockName()), member(), requeue()),
-                "release of lock '");
+                "release of lock '",
+                false);
     }
 
     /**
@@ -186,11 +237,11 @@ final class RedlockHeldLock implements HeldLock {
     @Override
     public boolean releaseAfter(Duration delay) {
         long millis = Math.max(1, delay.toMillis());
-        ended = true;
         return finalRound(
                 Scripts.REDLOCK_RELEASE_AFTER,
                 List.of(owner, Long.toString(millis), member(), requeue()),
-                "delayed release of lock '");
+                "delayed release of lock '",
+                true);
     }
 
     /** The queue member that got the lock, or {@code ""}. */
@@ -205,11 +256,21 @@ final class RedlockHeldLock implements HeldLock {
 
     /**
      * The last request of this lock to every node ({@code script} on the lock key with {@code
-     * args}), as {@link #release()} describes it.
+     * args}), as {@link #release()} describes it; with {@code afterPending}, sent to each node only
+     * after this lock's renewal or extension still pending there.
      */
-    private boolean finalRound(Scripts.Script script, List<String> args, String what) {
+    private boolean finalRound(Scripts.Script script, List<String> args, String what, boolean afterPending) {
         String name = ctx.lockName();
         List<String> keyList = quorum.releaseKeys(name);
+        // no renewal or extension is sent after this; with afterPending, the last ones still pending
+        // on a node go there first
+        CompletableFuture<?>[] before = new CompletableFuture<?>[ttlRequests.length];
+        synchronized (this) {
+            ended = true;
+            for (int i = 0; afterPending && i < before.length; i++) {
+                before[i] = pending(i);
+            }
+        }
         long sentAt = ticker.read();
         Round<Long> round = Round.<Long>startDirect(
                         ticker, quorum.nodes(), quorum.size(), v -> v == 1L, (n, send, direct) -> {
@@ -218,6 +279,13 @@ final class RedlockHeldLock implements HeldLock {
                                 return CompletableFuture.completedFuture(0L);
                             }
                             CompletableFuture<List<?>> r1 = round1.future(n.index());
+                            CompletableFuture<?> ttl = before[n.index()];
+                            if (ttl != null) {
+                                // after this lock's last renewal or extension there (round 1's too)
+                                return after(
+                                        CompletableFuture.allOf(r1.handle((r, e) -> null), ttl),
+                                        () -> n.<Long>runRelease(script, keyList, args, send));
+                            }
                             if (r1.isDone()) {
                                 // from this thread if a direct connection is idle, else on the release lane
                                 CompletableFuture<Long> f = new CompletableFuture<>();

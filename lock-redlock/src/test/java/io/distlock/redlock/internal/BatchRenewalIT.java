@@ -23,16 +23,18 @@ import redis.clients.jedis.HostAndPort;
 
 /**
  * Batched renewal on three real masters: thousands of held locks are renewed with one pipeline per
- * node per renewal tick ({@code RENEW_MANY} calls, counted by the driver and by the servers' command
- * statistics), all stay valid; a lock that a majority of nodes no longer holds reaches its own lease,
- * alone, within one renewal interval, while one that a single node lost stays valid; and with one
- * node stopped the others' majority keeps every lock renewed.
+ * node per renewal tick ({@code RENEW_PACKED} calls of 1,000 locks, counted by the driver and by the
+ * servers' command statistics), all stay valid; of 10,000 held locks, one that a majority of nodes no longer
+ * holds reaches its own lease, alone, within one renewal interval, while one that a single node lost
+ * stays valid; and with one node stopped the others' majority keeps every lock renewed.
  */
 class BatchRenewalIT {
     /** Renewed every 500 ms. */
     private static final Duration LEASE = Duration.ofMillis(1_500);
 
     private static final Duration INTERVAL = LEASE.dividedBy(3);
+    /** For 10,000 locks: renewed every second, so that a loaded machine acquires them in time. */
+    private static final Duration LONG_LEASE = Duration.ofSeconds(3);
     /** The batch's round and the scheduling on a loaded machine. */
     private static final Duration SLACK = Duration.ofMillis(300);
 
@@ -53,20 +55,24 @@ class BatchRenewalIT {
         }
     }
 
-    private static RedlockDriver driver(RedisServers on) {
-        List<NodeAddress> addresses = on.servers().stream()
+    private static List<NodeAddress> addresses(RedisServers on) {
+        return on.servers().stream()
                 .map(s -> NodeAddress.of(new HostAndPort(s.host(), s.port())))
                 .toList();
+    }
+
+    private static RedlockDriver driver(RedisServers on) {
         return RedlockDriver.create(
-                addresses,
-                RedlockLockOptions.defaults(), // a 50 ms node timeout per 1,000 keys of a pipeline
+                addresses(on),
+                RedlockLockOptions.defaults(), // a 50 ms node timeout per 1,000 locks of a batch
                 LOCK_OPTIONS);
     }
 
-    private static List<Lease> acquire(LockEngine engine, String prefix, int n) {
+    private static List<Lease> acquire(LockEngine engine, String prefix, int n) throws InterruptedException {
         List<Lease> leases = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            leases.add(engine.lock(prefix + i).tryAcquire().orElseThrow());
+            // a wait: under load a single try may miss the 50 ms node timeout
+            leases.add(engine.lock(prefix + i).tryAcquire(Duration.ofSeconds(5)).orElseThrow());
         }
         return leases;
     }
@@ -96,7 +102,7 @@ class BatchRenewalIT {
         return on.servers().stream().map(BatchRenewalIT::scriptCalls).toList();
     }
 
-    private static long scriptCalls(RedisServer s) {
+    static long scriptCalls(RedisServer s) {
         try {
             long n = 0;
             for (String line : s.call("INFO", "commandstats").split("\\r?\\n")) {
@@ -112,7 +118,7 @@ class BatchRenewalIT {
     }
 
     @Test
-    void renewal_thousandsOfLocks_onePipelinePerNodePerTickAndAllStayValid() {
+    void renewal_thousandsOfLocks_onePipelinePerNodePerTickAndAllStayValid() throws Exception {
         RedlockDriver driver = driver(servers);
         try (LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS)) {
             List<Lease> leases = acquire(engine, "batch-", 3_000);
@@ -130,7 +136,7 @@ class BatchRenewalIT {
                 assertThat(pipelinesAfter.get(i) - pipelinesBefore.get(i))
                         .as("pipelines to node %d in six renewal intervals", i)
                         .isBetween(5L, 13L);
-                // three RENEW_MANY calls of 1,000 keys per pipeline; 18,000 if renewed one by one
+                // three RENEW_PACKED calls of 1,000 locks per pipeline; 18,000 if renewed one by one
                 assertThat(scriptsAfter.get(i) - scriptsBefore.get(i))
                         .as("scripts node %d ran in six renewal intervals", i)
                         .isBetween(15L, 39L);
@@ -143,11 +149,16 @@ class BatchRenewalIT {
     }
 
     @Test
-    void renewal_oneOfThousandsOfLocksGoneFromAMajority_onlyItsLeaseIsLost_withinOneInterval() throws Exception {
-        RedlockDriver driver = driver(servers);
-        try (LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS)) {
-            List<Lease> leases = acquire(engine, "gone-", 2_000);
-            twoTicks(driver);
+    void renewal_oneOfTenThousandLocksGoneFromAMajority_onlyItsLeaseIsLost_withinOneInterval() throws Exception {
+        LockOptions lockOptions = LockOptions.builder().leaseTime(LONG_LEASE).build();
+        RedlockDriver driver = RedlockDriver.create(addresses(servers), RedlockLockOptions.defaults(), lockOptions);
+        Duration interval = LONG_LEASE.dividedBy(3);
+        try (LockEngine engine = LockEngine.create(driver, lockOptions)) {
+            List<Lease> leases = acquire(engine, "gone-", 10_000);
+            long before = driver.nodes().get(0).pipelines();
+            await("two renewal ticks")
+                    .atMost(interval.multipliedBy(6))
+                    .until(() -> driver.nodes().get(0).pipelines() - before >= 2);
             // one node loses another lock: the majority still holds it
             servers.get(2).call("DEL", driver.keys().lockKey("gone-77"));
 
@@ -160,17 +171,21 @@ class BatchRenewalIT {
             Duration took = Duration.ofNanos(System.nanoTime() - deletedAt);
 
             assertThat(cause).hasMessageContaining("renewal found the lock gone");
-            assertThat(took).isLessThan(INTERVAL.plus(SLACK));
-            // two more intervals: every other lease renewed again, gone-77 on its majority
-            intervals(2);
-            assertThat(leases.stream().filter(Lease::isValid)).hasSize(1_999);
+            assertThat(took).isLessThan(interval.plus(SLACK));
+            // two more ticks: every other lease renewed again, gone-77 on its majority
+            long now = driver.nodes().get(0).pipelines();
+            await("two more renewal ticks")
+                    .atMost(interval.multipliedBy(4))
+                    .until(() -> driver.nodes().get(0).pipelines() - now >= 2);
+            assertThat(leases.stream().filter(Lease::isValid)).hasSize(9_999);
             assertThat(leases.get(77).isValid()).isTrue();
-            leases.forEach(Lease::release);
+            // closing the engine releases them (a release that misses the 50 ms node timeout while a
+            // node renews 10,000 locks on a loaded machine is no failure of this test)
         }
     }
 
     @Test
-    void renewal_oneNodeStopped_remainingMajorityKeepsEveryLockRenewed() {
+    void renewal_oneNodeStopped_remainingMajorityKeepsEveryLockRenewed() throws Exception {
         try (RedisServers own = RedisServers.independentMasters(3)) {
             RedlockDriver driver = driver(own);
             try (LockEngine engine = LockEngine.create(driver, LOCK_OPTIONS)) {
