@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -156,7 +157,9 @@ class RenewalBatchesTest {
         }
     }
 
+    /** Counts calls per second: a measurement, which mutation testing leaves out (tag "measurement"). */
     @Test
+    @Tag("measurement")
     void renewal_manyLeasesAcquiredAtDifferentTimes_batchCallsPerSecondAtMostTwiceOneLeases()
             throws InterruptedException {
         Duration window = Duration.ofSeconds(2);

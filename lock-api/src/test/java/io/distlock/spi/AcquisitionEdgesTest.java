@@ -1,0 +1,144 @@
+package io.distlock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockOptions;
+import io.distlock.spi.CapturingSlf4jProvider.Capture;
+import io.distlock.spi.CapturingSlf4jProvider.Event;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
+
+/**
+ * The acquisition loop's clean-up: what an attempt that ends without the lock gives back ({@link
+ * Contender#abandon()}, once, and never after it got the lock), a clean-up that fails (suppressed
+ * on the attempt's own exception, else logged), a lock granted while the provider closed (given back),
+ * and a closed provider, before or during an outage wait.
+ */
+class AcquisitionEdgesTest {
+    private final Capture capture = CapturingSlf4jProvider.capture();
+
+    @AfterEach
+    void stopCapture() {
+        capture.close();
+    }
+
+    @Test
+    void attemptWithoutTheLock_abandonedOnce_attemptWithIt_never() throws InterruptedException {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> Optional.empty());
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            assertThat(engine.lock("x").tryAcquire()).isEmpty();
+            assertThat(driver.abandoned).hasValue(1);
+
+            driver.answer.set(ctx -> Optional.of(driver.held(ctx)));
+            engine.lock("x").tryAcquire(Duration.ofSeconds(1)).orElseThrow();
+            assertThat(driver.abandoned).hasValue(1);
+        }
+    }
+
+    @Test
+    void abandonFails_afterAnOutage_suppressedOnTheOutage() {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> {
+            throw new BackendUnavailableException("down", ctx.lockName(), "scripted", null);
+        });
+        driver.abandonFailure = new IllegalStateException("abandon failed");
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            assertThatThrownBy(() -> engine.lock("x").tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(driver.abandonFailure));
+        }
+    }
+
+    @Test
+    void abandonFails_whileWaitingOutAnOutage_suppressedOnTheOutageThrownAtTheEnd() {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> {
+            throw new BackendUnavailableException("down", ctx.lockName(), "scripted", null);
+        });
+        driver.abandonFailure = new IllegalStateException("abandon failed");
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            assertThatThrownBy(() -> engine.lock("x").tryAcquire(Duration.ofMillis(100)))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(e -> assertThat(e.getSuppressed()).contains(driver.abandonFailure));
+        }
+    }
+
+    @Test
+    void abandonFails_afterAnAttemptThatFoundTheLockHeld_loggedAtDebug() {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> Optional.empty());
+        driver.abandonFailure = new IllegalStateException("abandon failed");
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            assertThat(engine.lock("x").tryAcquire()).isEmpty();
+        }
+        Event failed = event(LogEvents.ABANDON_FAILED);
+        assertThat(failed.level()).isEqualTo(Level.DEBUG);
+        assertThat(failed.keyValues()).containsEntry(LogEvents.ERROR, IllegalStateException.class.getName());
+    }
+
+    @Test
+    void lockGrantedWhileTheProviderCloses_givenBack_andTheCallerToldSo() {
+        AtomicReference<LockEngine> engineRef = new AtomicReference<>();
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> {
+            engineRef.get().close(); // the provider closes while the request is in flight
+            return Optional.of(driver.held(ctx));
+        });
+        driver.releaseFailure = new BackendUnavailableException("down", "x", "scripted", null);
+        LockEngine engine = LockEngine.create(driver, LockOptions.defaults());
+        engineRef.set(engine);
+
+        assertThatThrownBy(() -> engine.lock("x").tryAcquire())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed during acquisition");
+        assertThat(driver.released).hasValue(1);
+        assertThat(event(LogEvents.RELEASE_LATE_ACQUISITION_FAILED).level()).isEqualTo(Level.DEBUG);
+    }
+
+    @Test
+    void closedProvider_handleTakenBefore_rejectedWithoutARequest() {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> Optional.of(new ScriptedDriver(null).held(ctx)));
+        LockEngine engine = LockEngine.create(driver, LockOptions.defaults());
+        var handle = engine.lock("x");
+        engine.close();
+
+        assertThatThrownBy(handle::tryAcquire)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("provider is closed");
+        assertThat(driver.tries).hasValue(0);
+    }
+
+    @Test
+    void providerClosedDuringAnOutageWait_waiterFailsAfterItsBackOff_notAtTheEndOfItsWait() throws Exception {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> {
+            throw new BackendUnavailableException("down", ctx.lockName(), "scripted", null);
+        });
+        LockEngine engine = LockEngine.create(driver, LockOptions.defaults());
+        CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                engine.lock("x").tryAcquire(Duration.ofSeconds(30));
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        });
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> driver.tries.get() >= 2);
+        engine.close();
+
+        assertThat(waiter.get(5, TimeUnit.SECONDS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("provider is closed");
+    }
+
+    private Event event(String name) {
+        return capture.events().stream()
+                .filter(e -> e.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " in " + capture.events()));
+    }
+}
