@@ -83,6 +83,30 @@ class ClientKeptLeaseEdgesTest {
     }
 
     @Test
+    void releaseAfter_clientKept_observerToldOfAValidReleaseWithTheHoldTime() {
+        List<String> released = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.distlock.LockObserver observer = new io.distlock.LockObserver() {
+            @Override
+            public void released(String backend, String lockName, Duration held, boolean wasValid) {
+                released.add(lockName + " " + held + " " + wasValid);
+            }
+        };
+        LockProvider a = client(
+                RenewalMode.SESSION,
+                Deadlines.NEVER,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMinutes(1))
+                        .observer(observer)
+                        .ticker(now::get));
+        Lease lease = a.lock("observed").tryAcquire().orElseThrow();
+        now.addAndGet(Duration.ofSeconds(5).toNanos());
+
+        assertThat(lease.releaseAfter(Duration.ofMinutes(10))).isTrue();
+        assertThat(released).containsExactly("observed PT5S true");
+        assertThat(server.owner("observed")).as("kept for the delay").isPresent();
+    }
+
+    @Test
     void releaseAfter_watchdogLeaseWithoutRenewal_isRenewedThroughTheDelay_thenFreed() throws Exception {
         LockOptions.Builder options =
                 LockOptions.builder().leaseTime(Duration.ofMillis(500)).autoRenew(false);

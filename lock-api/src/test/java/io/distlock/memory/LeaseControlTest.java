@@ -160,6 +160,19 @@ class LeaseControlTest {
     }
 
     @Test
+    void releaseAfter_lockDroppedByTheServerMeanwhile_answersFalse_andLeavesTheNextHolderAlone() {
+        LockProvider a = memory();
+        LockProvider b = memory();
+        Lease lease = a.lock("job").tryAcquire().orElseThrow();
+        server.expire("job");
+        Lease next = b.lock("job").tryAcquire().orElseThrow();
+
+        assertThat(lease.releaseAfter(Duration.ofSeconds(5))).isFalse();
+        assertThat(next.isValid()).isTrue();
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
     void releaseAfter_zeroDelay_releasesAtOnce_andAfterReleaseReturnsFalse() {
         LockProvider a = memory();
         Lease lease = a.lock("job").tryAcquire().orElseThrow();
