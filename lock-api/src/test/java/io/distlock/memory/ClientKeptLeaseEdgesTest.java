@@ -70,6 +70,21 @@ class ClientKeptLeaseEdgesTest {
     }
 
     @Test
+    void extend_renewingSession_theEngineEndsTheLeaseAtTheExtensionsEnd() {
+        LockProvider a = client(
+                RenewalMode.SESSION,
+                Deadlines.NEVER,
+                LockOptions.builder().leaseTime(Duration.ofMinutes(1)).ticker(now::get));
+        Lease lease = a.lock("extended").tryAcquire().orElseThrow();
+
+        lease.extend(Duration.ofMinutes(2));
+
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMinutes(2));
+        now.addAndGet(Duration.ofMinutes(3).toNanos());
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
     void releaseAfter_pastTheValidityDeadline_releasesAtOnceAndAnswersFalse_secondCallFalse() {
         LockProvider a = session(Deadlines.NEVER, Duration.ofMinutes(1));
         Lease lease = a.lock("late").tryAcquire().orElseThrow();

@@ -48,6 +48,15 @@ class MemoryLockServerTest {
     }
 
     @Test
+    void waiterTimesOutOnAHeldLock_theHolderKeepsIt() throws InterruptedException {
+        server.tryAcquire("x", "a", 1_000_000);
+        server.await("x", 1_000); // a waiter gives up after 1 µs
+
+        assertThat(server.owner("x")).contains("a");
+        assertThat(server.tryAcquire("x", "b", 1_000).acquired()).isFalse();
+    }
+
+    @Test
     void renew_ownerOnly_setsTheTimeToLiveFromNow() {
         server.tryAcquire("x", "a", 1_000);
         now.addAndGet(800);

@@ -250,6 +250,23 @@ class EngineLoggingTest {
     }
 
     @Test
+    void release_afterTheValidityDeadline_lossLoggedAtWarn() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        try (MemoryLockProvider p = client(LockOptions.builder()
+                .leaseTime(Duration.ofDays(1))
+                .ticker(now::get)
+                .build())) {
+            Lease lease = p.lock("log-late-release").tryAcquire().orElseThrow();
+            now.addAndGet(Duration.ofDays(2).toNanos());
+            assertThat(lease.release()).isFalse();
+
+            Event lost = event("log-late-release", LogEvents.LOST);
+            assertThat(lost.level()).isEqualTo(Level.WARN);
+            assertThat(lost.keyValues()).containsEntry(LogEvents.REASON, "validity deadline passed before release");
+        }
+    }
+
+    @Test
     void close_releaseFailsWithTheServerDown_loggedAtDebugNamingTheError() {
         MemoryLockProvider p = client(LockOptions.defaults());
         p.lock("log-close-down").tryAcquire().orElseThrow();
