@@ -300,6 +300,39 @@ class EngineLoggingTest {
     }
 
     @Test
+    void close_renewalStuckInTheDriver_warnsThatTheEngineThreadsStillRun() throws Exception {
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
+        LockEngine engine = LockEngine.create(
+                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
+        try {
+            engine.lock("stuck").tryAcquire().orElseThrow();
+            driver.onRenewOrRelease = () -> {
+                if (Thread.currentThread().getName().contains("watchdog")) {
+                    stuck.countDown();
+                    try {
+                        gate.await(); // a renewal that never comes back
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+            engine.close(); // waits 5 s for the watchdog thread, then warns
+        } finally {
+            gate.countDown();
+        }
+        Event warned = capture.events().stream()
+                .filter(e -> e.name().equals(LogEvents.CLOSE_THREADS_STILL_RUNNING))
+                .findFirst()
+                .orElseThrow();
+        assertThat(warned.level()).isEqualTo(Level.WARN);
+        assertThat(warned.keyValues()).containsEntry(LogEvents.BACKEND, "scripted");
+    }
+
+    @Test
     void close_calledWithTheInterruptFlagSet_keepsTheFlag() {
         LockEngine engine = LockEngine.create(failingCloseDriver(), LockOptions.defaults());
         Thread.currentThread().interrupt();

@@ -22,6 +22,9 @@ final class ScriptedDriver implements LockDriver {
     volatile RuntimeException abandonFailure;
     volatile RuntimeException releaseFailure;
     volatile RuntimeException closeFailure;
+    /** Runs at the start of every renewal and every release of a held lock (null: nothing). */
+    volatile Runnable onRenewOrRelease;
+
     volatile RenewalMode renewalMode = RenewalMode.WATCHDOG;
     /** The held locks' validity deadline; null: {@code ctx.validUntil} of the acquisition. */
     volatile java.util.function.LongSupplier deadline;
@@ -48,6 +51,10 @@ final class ScriptedDriver implements LockDriver {
 
             @Override
             public boolean renew() {
+                Runnable r = onRenewOrRelease;
+                if (r != null) {
+                    r.run();
+                }
                 return true;
             }
 
@@ -59,6 +66,10 @@ final class ScriptedDriver implements LockDriver {
 
             @Override
             public boolean release() {
+                Runnable r = onRenewOrRelease;
+                if (r != null) {
+                    r.run();
+                }
                 released.incrementAndGet();
                 if (releaseFailure != null) {
                     throw releaseFailure;
