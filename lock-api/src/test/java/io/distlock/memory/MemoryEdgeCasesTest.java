@@ -142,7 +142,7 @@ class MemoryEdgeCasesTest {
         List<Thread> engineThreads = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> !before.contains(t) && t.getName().startsWith("distlock-mem-"))
                 .toList();
-        assertThat(engineThreads).hasSize(2);
+        assertThat(engineThreads).hasSize(2).allMatch(Thread::isDaemon);
         try (MemoryLockProvider other =
                 MemoryLockProvider.builder().server(server).build()) {
             Lease held = other.lock("crash").tryAcquire().orElseThrow();
