@@ -137,6 +137,68 @@ class AcquisitionEdgesTest {
                 .hasMessageContaining("provider is closed");
     }
 
+    @Test
+    void context_namesTheBackend_andTheWaitDeadlineOfEachKindOfAttempt() throws InterruptedException {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000);
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> {
+            seen.add(ctx.backend() + " " + ctx.waitDeadlineNanos());
+            now.addAndGet(1_000); // each try takes 1 µs of the manual ticker
+            return ctx.waitDeadlineNanos() == Deadlines.NEVER ? Optional.of(driver.held(ctx)) : Optional.empty();
+        });
+        try (LockEngine engine =
+                LockEngine.create(driver, LockOptions.builder().ticker(now::get).build())) {
+            assertThat(engine.lock("x").tryAcquire()).isEmpty(); // starts at 1000
+            assertThat(engine.lock("x").tryAcquire(Duration.ofNanos(500))).isEmpty(); // starts at 2000
+            engine.lock("x").acquire();
+        }
+        assertThat(seen).containsExactly("scripted 1000", "scripted 2500", "scripted " + Deadlines.NEVER);
+    }
+
+    @Test
+    void lossReportedByTheDriverBeforeTheLeaseExists_leaseReturnedLost() {
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> {
+            ctx.reportLost("session expired during the acquisition", null);
+            return Optional.of(driver.held(ctx));
+        });
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            var lease = engine.lock("x").tryAcquire().orElseThrow();
+
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lease.lost().toCompletableFuture())
+                    .isCompletedWithValueMatching(
+                            e -> e.getMessage().contains("session expired during the acquisition"));
+        }
+    }
+
+    @Test
+    void renewalOutcome_describesItself() {
+        assertThat(RenewalOutcome.RENEWED).hasToString("RENEWED");
+        assertThat(RenewalOutcome.GONE).hasToString("GONE");
+        assertThat(RenewalOutcome.failed(new IllegalStateException("x")).toString())
+                .startsWith("FAILED(java.lang.IllegalStateException");
+    }
+
+    @Test
+    void lockAdapter_lockCalledInterrupted_acquiresAndKeepsTheInterrupt() {
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> Optional.of(driver.held(ctx)));
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            java.util.concurrent.locks.Lock lock = engine.lock("x").asLock();
+            Thread.currentThread().interrupt();
+            try {
+                lock.lock();
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            lock.unlock();
+            assertThat(driver.released).hasValue(1);
+        }
+    }
+
     private Event event(String name) {
         return capture.events().stream()
                 .filter(e -> e.name().equals(name))
