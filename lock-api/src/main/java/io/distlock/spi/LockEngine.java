@@ -260,17 +260,11 @@ public final class LockEngine implements LockProvider {
     }
 
     /**
-     * The acquisition loop (see {@link EngineAcquisition}).
+     * The acquisition loop (see {@link EngineAcquisition}) with the options of one handle ({@link
+     * DistributedLock#withLeaseTime}, {@link DistributedLock#withAutoRenew}); the observer and
+     * ticker are always the engine's.
      *
      * @param maxWaitNanos 0 for a single try; {@link Long#MAX_VALUE} for no limit
-     */
-    Optional<Lease> acquire(String name, long maxWaitNanos) throws InterruptedException {
-        return acquire(name, maxWaitNanos, options);
-    }
-
-    /**
-     * The acquisition loop with the options of one handle ({@link DistributedLock#withLeaseTime},
-     * {@link DistributedLock#withAutoRenew}); the observer and ticker are always the engine's.
      */
     Optional<Lease> acquire(String name, long maxWaitNanos, LockOptions lockOptions) throws InterruptedException {
         return EngineAcquisition.acquire(this, name, maxWaitNanos, lockOptions);

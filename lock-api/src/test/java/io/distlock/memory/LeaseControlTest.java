@@ -11,19 +11,12 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.ReentrantLockProvider;
-import io.distlock.spi.AcquireContext;
-import io.distlock.spi.Contender;
-import io.distlock.spi.Deadlines;
 import io.distlock.spi.FaultHooks;
-import io.distlock.spi.HeldLock;
-import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockEngine;
 import io.distlock.spi.RenewalMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Lease control: a lease time per handle, extension by the owner, a delayed release, and "expiry
  * means free" — against a server that keeps lease times (the in-JVM server) and against one whose
- * locks live as long as the client's session ({@link SessionDriver}), where the engine keeps them.
+ * locks live as long as the client's session ({@link EngineKeptDriver}), where the engine keeps them.
  */
 class LeaseControlTest {
     private final MemoryLockServer server = MemoryLockServer.create();
@@ -55,7 +48,7 @@ class LeaseControlTest {
 
     private LockProvider session() {
         LockProvider p = LockEngine.create(
-                new SessionDriver(server),
+                new EngineKeptDriver(server, RenewalMode.SESSION, TimeUnit.HOURS.toNanos(1)),
                 LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
         clients.add(p);
         return p;
@@ -130,10 +123,23 @@ class LeaseControlTest {
     }
 
     @Test
-    void extend_afterRelease_throwsLeaseLost() {
+    void extend_afterRelease_throwsLeaseLost_withoutAskingTheServer() {
         Lease lease = memory().lock("job").tryAcquire().orElseThrow();
         lease.release();
-        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(5))).isInstanceOf(LeaseLostException.class);
+        long requests = server.requests();
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(5)))
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("lease was released");
+        assertThat(server.requests()).isEqualTo(requests);
+    }
+
+    @Test
+    void extend_toLessTimeThanWasLeft_lossReportedAtTheNewDeadline() throws Exception {
+        Lease lease = memory().lock("job").withAutoRenew(false).tryAcquire().orElseThrow();
+        lease.extend(Duration.ofMillis(300));
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(300));
+        // not at the 30 s deadline the lease had before
+        assertThat(lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isInstanceOf(LeaseLostException.class);
     }
 
     @Test
@@ -154,12 +160,26 @@ class LeaseControlTest {
     }
 
     @Test
+    void releaseAfter_lockDroppedByTheServerMeanwhile_answersFalse_andLeavesTheNextHolderAlone() {
+        LockProvider a = memory();
+        LockProvider b = memory();
+        Lease lease = a.lock("job").tryAcquire().orElseThrow();
+        server.expire("job");
+        Lease next = b.lock("job").tryAcquire().orElseThrow();
+
+        assertThat(lease.releaseAfter(Duration.ofSeconds(5))).isFalse();
+        assertThat(next.isValid()).isTrue();
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
     void releaseAfter_zeroDelay_releasesAtOnce_andAfterReleaseReturnsFalse() {
         LockProvider a = memory();
         Lease lease = a.lock("job").tryAcquire().orElseThrow();
         assertThat(lease.releaseAfter(Duration.ZERO)).isTrue();
         assertThat(memory().lock("job").tryAcquire()).isPresent();
         assertThat(lease.releaseAfter(Duration.ofSeconds(1))).isFalse();
+        assertThat(lease.releaseAfter(Duration.ZERO)).isFalse();
     }
 
     @Test
@@ -215,7 +235,7 @@ class LeaseControlTest {
         @Test
         void providerWithoutRenewal_declaresNoAutomaticRenewal() {
             LockProvider p = LockEngine.create(
-                    new SessionDriver(server),
+                    new EngineKeptDriver(server, RenewalMode.SESSION, TimeUnit.HOURS.toNanos(1)),
                     LockOptions.builder().autoRenew(false).build());
             clients.add(p);
             assertThat(p.capabilities().automaticRenewal()).isFalse();
@@ -259,85 +279,6 @@ class LeaseControlTest {
             a.close();
             await().atMost(Duration.ofSeconds(2))
                     .until(() -> b.lock("job").tryAcquire().isPresent());
-        }
-    }
-
-    /**
-     * A session-style driver on the in-JVM server: locks never expire on the server (the session
-     * would keep them), the driver's validity deadline is always a long way off, and nothing is
-     * renewed lease by lease.
-     */
-    static final class SessionDriver implements LockDriver {
-        private final MemoryLockServer server;
-        private volatile boolean closed;
-
-        SessionDriver(MemoryLockServer server) {
-            this.server = server;
-        }
-
-        @Override
-        public String backend() {
-            return "session";
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return Capabilities.builder()
-                    .automaticRenewal(true)
-                    .wakeUp(Capabilities.WakeUp.NOTIFICATION)
-                    .failover(Capabilities.Failover.NOT_APPLICABLE)
-                    .leaseTiming(Capabilities.LeaseTiming.CLIENT)
-                    .build();
-        }
-
-        @Override
-        public RenewalMode renewalMode() {
-            return RenewalMode.SESSION;
-        }
-
-        @Override
-        public Contender contender(AcquireContext ctx) {
-            String owner = Long.toString(System.nanoTime()) + "-"
-                    + Thread.currentThread().getId();
-            return new Contender() {
-                @Override
-                public Optional<HeldLock> tryAcquire() {
-                    long sentAt = ctx.ticker().read();
-                    if (!server.tryAcquire(ctx.lockName(), owner, TimeUnit.DAYS.toNanos(1))
-                            .acquired()) {
-                        return Optional.empty();
-                    }
-                    long validUntil = Deadlines.after(sentAt, TimeUnit.HOURS.toNanos(1));
-                    return Optional.of(new HeldLock() {
-                        @Override
-                        public OptionalLong fencingToken() {
-                            return OptionalLong.empty();
-                        }
-
-                        @Override
-                        public long validUntilNanos() {
-                            return validUntil;
-                        }
-
-                        @Override
-                        public boolean release() {
-                            return server.release(ctx.lockName(), owner);
-                        }
-                    });
-                }
-
-                @Override
-                public void awaitChange(long deadlineNanos) throws InterruptedException {
-                    if (!closed) {
-                        server.await(ctx.lockName(), Deadlines.remaining(ctx.ticker(), deadlineNanos));
-                    }
-                }
-            };
-        }
-
-        @Override
-        public void close() {
-            closed = true;
         }
     }
 }

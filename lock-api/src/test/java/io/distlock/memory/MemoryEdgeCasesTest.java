@@ -10,6 +10,7 @@ import io.distlock.LockOptions;
 import io.distlock.spi.Deadlines;
 import io.distlock.spi.LockEngine;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -136,24 +137,38 @@ class MemoryEdgeCasesTest {
     @Test
     void crashHook_runsTheBeforeCrashStep_closesTheDriver_andKeepsTheLock() throws Exception {
         MemoryLockServer server = MemoryLockServer.create();
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
         LockEngine engine = LockEngine.create(new MemoryDriver(server, Duration.ZERO), LockOptions.defaults());
+        List<Thread> engineThreads = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().startsWith("distlock-mem-"))
+                .toList();
+        assertThat(engineThreads).hasSize(2).allMatch(Thread::isDaemon);
         try (MemoryLockProvider other =
                 MemoryLockProvider.builder().server(server).build()) {
             Lease held = other.lock("crash").tryAcquire().orElseThrow();
-            CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Object> waiter = new CompletableFuture<>();
+            Thread waiting = new Thread(() -> {
                 try {
-                    return engine.lock("crash").tryAcquire(Duration.ofSeconds(20));
+                    waiter.complete(engine.lock("crash").tryAcquire(Duration.ofSeconds(20)));
                 } catch (Exception e) {
-                    return e;
+                    waiter.complete(e);
                 }
             });
+            waiting.start();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> waiting.getState() == Thread.State.TIMED_WAITING);
             Lease mine = engine.lock("crash-own").tryAcquire().orElseThrow();
             AtomicBoolean ran = new AtomicBoolean();
             engine.faultHooks(() -> ran.set(true)).simulateCrash();
             assertThat(ran).isTrue();
             assertThat(engine.isClosed()).isTrue();
+            assertThat(engineThreads)
+                    .as("the engine's threads are stopped when the crash hook returns")
+                    .noneMatch(Thread::isAlive);
             assertThat(mine.isValid()).isFalse();
             assertThat(server.owner("crash-own")).isPresent();
+            // the parked waiter is woken by the driver's close, not at the end of its 20 s wait
             assertThat(waiter.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
             assertThat(held.release()).isTrue();
         }

@@ -44,6 +44,12 @@ class EngineLoggingTest {
                 .toList();
     }
 
+    private List<Event> renewalFailures(String lock) {
+        return events(lock).stream()
+                .filter(e -> e.name().equals(LogEvents.RENEWAL_FAILED))
+                .toList();
+    }
+
     private Event event(String lock, String name) {
         return events(lock).stream()
                 .filter(e -> e.name().equals(name))
@@ -54,7 +60,9 @@ class EngineLoggingTest {
     @Test
     void acquireAndRelease_hotPath_debugEventsWithLockBackendAndTokenAndNothingAtInfo() {
         try (MemoryLockProvider p = client(LockOptions.defaults())) {
+            long start = System.nanoTime();
             Lease lease = p.lock("log-hot").tryAcquire().orElseThrow();
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             long token = lease.fencingToken().getAsLong();
             lease.release();
 
@@ -69,6 +77,7 @@ class EngineLoggingTest {
                     .containsEntry(LogEvents.BACKEND, "mem")
                     .containsEntry(LogEvents.TOKEN, token)
                     .containsKey(LogEvents.WAITED_MS);
+            assertThat((Long) acquired.keyValues().get(LogEvents.WAITED_MS)).isBetween(0L, elapsedMs);
             assertThat(acquired.message())
                     .startsWith("distlock.acquired lock=log-hot backend=mem token=" + token + " waited_ms=");
             Event released = event("log-hot", LogEvents.RELEASED);
@@ -153,16 +162,18 @@ class EngineLoggingTest {
 
     @Test
     void renewalFailed_serverUnavailable_oneWarnPerStreakThenLost() throws Exception {
+        // renewed every 400 ms, so two renewals fail well before the deadline at ~1.2 s, even on a
+        // loaded machine
         try (MemoryLockProvider p =
-                client(LockOptions.builder().leaseTime(Duration.ofMillis(300)).build())) {
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(1200)).build())) {
             Lease lease = p.lock("log-outage").tryAcquire().orElseThrow();
             server.setAvailable(false);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> renewalFailures("log-outage").size() >= 2);
             lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
 
-            List<Event> failures = events("log-outage").stream()
-                    .filter(e -> e.name().equals(LogEvents.RENEWAL_FAILED))
-                    .toList();
-            assertThat(failures).hasSizeGreaterThanOrEqualTo(2); // renewed every 100 ms, lost after ~300 ms
+            List<Event> failures = renewalFailures("log-outage");
+            assertThat(failures).hasSizeGreaterThanOrEqualTo(2);
             assertThat(failures.get(0).level()).isEqualTo(Level.WARN);
             assertThat(failures.subList(1, failures.size()))
                     .allSatisfy(e -> assertThat(e.level()).isEqualTo(Level.DEBUG));
@@ -180,6 +191,163 @@ class EngineLoggingTest {
 
         assertThat(event("log-close", LogEvents.LOST).level()).isEqualTo(Level.DEBUG);
         assertThat(events("log-close")).allSatisfy(e -> assertThat(e.level()).isIn(Level.TRACE, Level.DEBUG));
+    }
+
+    @Test
+    void renewal_loggedAtTraceWithLockBackendAndToken() {
+        try (MemoryLockProvider p =
+                client(LockOptions.builder().leaseTime(Duration.ofMillis(300)).build())) {
+            Lease lease = p.lock("log-renewed").tryAcquire().orElseThrow();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> events("log-renewed").stream()
+                            .anyMatch(e -> e.name().equals(LogEvents.RENEWED)));
+
+            Event renewed = event("log-renewed", LogEvents.RENEWED);
+            assertThat(renewed.level()).isEqualTo(Level.TRACE);
+            assertThat(renewed.keyValues())
+                    .containsEntry(LogEvents.BACKEND, "mem")
+                    .containsEntry(LogEvents.TOKEN, lease.fencingToken().getAsLong());
+        }
+    }
+
+    @Test
+    void tryAcquire_serverDown_acquireFailedAtDebugNamingTheError() {
+        try (MemoryLockProvider p = client(LockOptions.defaults())) {
+            server.setAvailable(false);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> p.lock("log-failed").tryAcquire())
+                    .isInstanceOf(io.distlock.BackendUnavailableException.class);
+
+            Event failed = event("log-failed", LogEvents.ACQUIRE_FAILED);
+            assertThat(failed.level()).isEqualTo(Level.DEBUG);
+            assertThat(failed.keyValues())
+                    .containsEntry(LogEvents.ERROR, io.distlock.BackendUnavailableException.class.getName());
+            assertThat(failed.error()).isInstanceOf(io.distlock.BackendUnavailableException.class);
+        }
+    }
+
+    @Test
+    void timerActionThrows_warnNamingTheBackendAndError_timerKeepsRunning() throws Exception {
+        LeaseTimer timer = new LeaseTimer("distlock-test-failing", "timer-test", io.distlock.Ticker.system());
+        try {
+            timer.execute(() -> {
+                throw new IllegalStateException("task bug");
+            });
+            java.util.concurrent.CountDownLatch next = new java.util.concurrent.CountDownLatch(1);
+            timer.execute(next::countDown);
+            assertThat(next.await(5, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            timer.close();
+        }
+        Event failed = capture.events().stream()
+                .filter(e -> e.name().equals(LogEvents.TIMER_TASK_FAILED))
+                .findFirst()
+                .orElseThrow();
+        assertThat(failed.level()).isEqualTo(Level.WARN);
+        assertThat(failed.keyValues())
+                .containsEntry(LogEvents.BACKEND, "timer-test")
+                .containsEntry(LogEvents.ERROR, IllegalStateException.class.getName());
+    }
+
+    @Test
+    void release_afterTheValidityDeadline_lossLoggedAtWarn() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        try (MemoryLockProvider p = client(LockOptions.builder()
+                .leaseTime(Duration.ofDays(1))
+                .ticker(now::get)
+                .build())) {
+            Lease lease = p.lock("log-late-release").tryAcquire().orElseThrow();
+            now.addAndGet(Duration.ofDays(2).toNanos());
+            assertThat(lease.release()).isFalse();
+
+            Event lost = event("log-late-release", LogEvents.LOST);
+            assertThat(lost.level()).isEqualTo(Level.WARN);
+            assertThat(lost.keyValues()).containsEntry(LogEvents.REASON, "validity deadline passed before release");
+        }
+    }
+
+    @Test
+    void close_releaseFailsWithTheServerDown_loggedAtDebugNamingTheError() {
+        MemoryLockProvider p = client(LockOptions.defaults());
+        p.lock("log-close-down").tryAcquire().orElseThrow();
+        server.setAvailable(false);
+        p.close();
+
+        Event failed = event("log-close-down", LogEvents.CLOSE_RELEASE_FAILED);
+        assertThat(failed.level()).isEqualTo(Level.DEBUG);
+        assertThat(failed.keyValues())
+                .containsEntry(LogEvents.BACKEND, "mem")
+                .containsEntry(LogEvents.ERROR, io.distlock.BackendUnavailableException.class.getName());
+    }
+
+    @Test
+    void crash_driverCloseFails_loggedAtDebug_closeOfAFailingDriverThrows() {
+        LockEngine crashed = LockEngine.create(failingCloseDriver(), LockOptions.defaults());
+        crashed.abandon();
+        Event failed = capture.events().stream()
+                .filter(e -> e.name().equals(LogEvents.ABANDON_DRIVER_CLOSE_FAILED))
+                .findFirst()
+                .orElseThrow();
+        assertThat(failed.level()).isEqualTo(Level.DEBUG);
+        assertThat(failed.keyValues())
+                .containsEntry(LogEvents.BACKEND, "scripted")
+                .containsEntry(LogEvents.ERROR, IllegalStateException.class.getName());
+
+        LockEngine closed = LockEngine.create(failingCloseDriver(), LockOptions.defaults());
+        org.assertj.core.api.Assertions.assertThatThrownBy(closed::close)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("close failed");
+    }
+
+    @Test
+    void close_renewalStuckInTheDriver_warnsThatTheEngineThreadsStillRun() throws Exception {
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
+        LockEngine engine = LockEngine.create(
+                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
+        try {
+            engine.lock("stuck").tryAcquire().orElseThrow();
+            driver.onRenewOrRelease = () -> {
+                if (Thread.currentThread().getName().contains("watchdog")) {
+                    stuck.countDown();
+                    try {
+                        gate.await(); // a renewal that never comes back
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+            engine.close(); // waits 5 s for the watchdog thread, then warns
+        } finally {
+            gate.countDown();
+        }
+        Event warned = capture.events().stream()
+                .filter(e -> e.name().equals(LogEvents.CLOSE_THREADS_STILL_RUNNING))
+                .findFirst()
+                .orElseThrow();
+        assertThat(warned.level()).isEqualTo(Level.WARN);
+        assertThat(warned.keyValues()).containsEntry(LogEvents.BACKEND, "scripted");
+    }
+
+    @Test
+    void close_calledWithTheInterruptFlagSet_keepsTheFlag() {
+        LockEngine engine = LockEngine.create(failingCloseDriver(), LockOptions.defaults());
+        Thread.currentThread().interrupt();
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(engine::close).isInstanceOf(IllegalStateException.class);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    private static ScriptedDriver failingCloseDriver() {
+        ScriptedDriver driver = new ScriptedDriver(ctx -> java.util.Optional.empty());
+        driver.closeFailure = new IllegalStateException("close failed");
+        return driver;
     }
 
     @Test

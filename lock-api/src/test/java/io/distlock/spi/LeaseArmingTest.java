@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -121,6 +122,25 @@ class LeaseArmingTest {
             assertThat(driver.renewals).hasValue(0);
         } finally {
             engine.close();
+        }
+    }
+
+    @Test
+    void sessionDeadlineMovedLaterUnannounced_lossReportedAtTheNewDeadline() throws Exception {
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> Optional.of(driver.held(ctx)));
+        driver.renewalMode = RenewalMode.SESSION;
+        AtomicLong validUntil = new AtomicLong(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300));
+        driver.deadline = validUntil::get;
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            long start = System.nanoTime();
+            Lease lease = engine.lock("moved").tryAcquire().orElseThrow();
+            // a keepalive moved the deadline later without telling the engine
+            validUntil.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(900));
+
+            assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(LeaseLostException.class);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(850);
         }
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -156,7 +157,9 @@ class RenewalBatchesTest {
         }
     }
 
+    /** Counts calls per second: a measurement, which mutation testing leaves out (tag "measurement"). */
     @Test
+    @Tag("measurement")
     void renewal_manyLeasesAcquiredAtDifferentTimes_batchCallsPerSecondAtMostTwiceOneLeases()
             throws InterruptedException {
         Duration window = Duration.ofSeconds(2);
@@ -232,6 +235,27 @@ class RenewalBatchesTest {
 
             assertThat(lease.isValid()).isTrue();
             assertThat(lease.remainingValidity()).isLessThanOrEqualTo(LEASE);
+        }
+    }
+
+    @Test
+    void handleWithAShorterLeaseThanTheEngines_renewedOncePerItsOwnInterval() throws Exception {
+        BatchingDriver driver = new BatchingDriver();
+        LockEngine engine = LockEngine.create(
+                driver, LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build());
+        try {
+            // the engine's grid is 10 s; this lease renews every 200 ms on a finer one
+            engine.lock("short").withLeaseTime(LEASE).tryAcquire().orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.renewed.get() >= 3);
+            int before = driver.renewed.get();
+            long t0 = System.nanoTime();
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.renewed.get() >= before + 3);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+
+            // three renewals take about two intervals, not a burst of the watchdog's passes
+            assertThat(tookMs).isGreaterThanOrEqualTo(INTERVAL.toMillis());
+        } finally {
+            engine.close();
         }
     }
 }

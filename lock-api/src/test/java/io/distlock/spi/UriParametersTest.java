@@ -36,6 +36,7 @@ class UriParametersTest {
         assertThat(p.bool("e", null)).isFalse();
         assertThat(p.bool("f", null)).isFalse();
         assertThat(p.bool("missing", Boolean.TRUE)).isTrue();
+        assertThat(p.bool("missing-too", Boolean.FALSE)).isFalse();
         assertThatThrownBy(() -> p.bool("g", null))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("'g' must be true or false (was 'maybe')");

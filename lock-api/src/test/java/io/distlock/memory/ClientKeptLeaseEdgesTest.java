@@ -1,0 +1,144 @@
+package io.distlock.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.LockProvider;
+import io.distlock.spi.Deadlines;
+import io.distlock.spi.LockEngine;
+import io.distlock.spi.RenewalMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lease times the engine keeps ({@code LeaseTiming.CLIENT}) at their edges: a session whose own
+ * deadline is "never" or earlier than the lease's, a delayed release of a lease that the watchdog
+ * does not renew (it is renewed through the delay), and a delayed release asked for after the
+ * validity deadline has passed or a second time. Time runs on a manual ticker where a test needs a
+ * deadline to pass; lease times of minutes keep the engine's timer thread asleep meanwhile.
+ */
+class ClientKeptLeaseEdgesTest {
+    private final AtomicLong now = new AtomicLong(1_000_000L);
+    private final MemoryLockServer server = MemoryLockServer.create();
+    private final List<LockProvider> clients = new ArrayList<>();
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockProvider::close);
+    }
+
+    private LockProvider client(RenewalMode mode, long driverValidityNanos, LockOptions.Builder options) {
+        LockProvider p = LockEngine.create(new EngineKeptDriver(server, mode, driverValidityNanos), options.build());
+        clients.add(p);
+        return p;
+    }
+
+    /** A session client without renewal, on the manual ticker. */
+    private LockProvider session(long driverValidityNanos, Duration leaseTime) {
+        return client(
+                RenewalMode.SESSION,
+                driverValidityNanos,
+                LockOptions.builder().leaseTime(leaseTime).autoRenew(false).ticker(now::get));
+    }
+
+    @Test
+    void session_driverDeadlineNever_leaseEndsAtItsOwnLeaseTime() {
+        LockProvider a = session(Deadlines.NEVER, Duration.ofMinutes(1));
+        Lease lease = a.lock("never").tryAcquire().orElseThrow();
+
+        assertThat(lease.remainingValidity())
+                .isGreaterThan(Duration.ofSeconds(50))
+                .isLessThanOrEqualTo(Duration.ofMinutes(1));
+        now.addAndGet(Duration.ofMinutes(2).toNanos());
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void session_driverDeadlineBeforeTheLeaseTime_theDriversCounts() {
+        LockProvider a = session(TimeUnit.MINUTES.toNanos(1), Duration.ofMinutes(5));
+        Lease lease = a.lock("early").tryAcquire().orElseThrow();
+
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMinutes(1));
+        now.addAndGet(Duration.ofMinutes(2).toNanos());
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void extend_renewingSession_theEngineEndsTheLeaseAtTheExtensionsEnd() {
+        LockProvider a = client(
+                RenewalMode.SESSION,
+                Deadlines.NEVER,
+                LockOptions.builder().leaseTime(Duration.ofMinutes(1)).ticker(now::get));
+        Lease lease = a.lock("extended").tryAcquire().orElseThrow();
+
+        lease.extend(Duration.ofMinutes(2));
+
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMinutes(2));
+        now.addAndGet(Duration.ofMinutes(3).toNanos());
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void releaseAfter_pastTheValidityDeadline_releasesAtOnceAndAnswersFalse_secondCallFalse() {
+        LockProvider a = session(Deadlines.NEVER, Duration.ofMinutes(1));
+        Lease lease = a.lock("late").tryAcquire().orElseThrow();
+        now.addAndGet(Duration.ofMinutes(2).toNanos());
+
+        assertThat(lease.releaseAfter(Duration.ofMinutes(10))).isFalse();
+        assertThat(server.owner("late"))
+                .as("freed at once, not kept for the delay")
+                .isEmpty();
+        assertThat(lease.releaseAfter(Duration.ofMinutes(10))).isFalse();
+    }
+
+    @Test
+    void releaseAfter_clientKept_observerToldOfAValidReleaseWithTheHoldTime() {
+        List<String> released = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.distlock.LockObserver observer = new io.distlock.LockObserver() {
+            @Override
+            public void released(String backend, String lockName, Duration held, boolean wasValid) {
+                released.add(lockName + " " + held + " " + wasValid);
+            }
+        };
+        LockProvider a = client(
+                RenewalMode.SESSION,
+                Deadlines.NEVER,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMinutes(1))
+                        .observer(observer)
+                        .ticker(now::get));
+        Lease lease = a.lock("observed").tryAcquire().orElseThrow();
+        now.addAndGet(Duration.ofSeconds(5).toNanos());
+
+        assertThat(lease.releaseAfter(Duration.ofMinutes(10))).isTrue();
+        assertThat(released).containsExactly("observed PT5S true");
+        assertThat(server.owner("observed")).as("kept for the delay").isPresent();
+    }
+
+    @Test
+    void releaseAfter_watchdogLeaseWithoutRenewal_isRenewedThroughTheDelay_thenFreed() throws Exception {
+        LockOptions.Builder options =
+                LockOptions.builder().leaseTime(Duration.ofMillis(500)).autoRenew(false);
+        LockProvider a = client(RenewalMode.WATCHDOG, 0, options);
+        LockProvider b = client(RenewalMode.WATCHDOG, 0, LockOptions.builder());
+        Lease lease = a.lock("kept").tryAcquire().orElseThrow();
+        long start = System.nanoTime();
+
+        assertThat(lease.releaseAfter(Duration.ofMillis(1_500))).isTrue();
+
+        assertThat(b.lock("kept").tryAcquire(Duration.ofMillis(1_000)))
+                .as("taken past its 500 ms time to live: renewed through the delay")
+                .isEmpty();
+        assertThat(b.lock("kept").tryAcquire(Duration.ofSeconds(5))).isPresent();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(1_000);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(1)))
+                .as("already released")
+                .isFalse();
+    }
+}
