@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -63,7 +64,7 @@ public final class SupervisedProcess implements AutoCloseable {
                 .addShutdownHook(new Thread(
                         () -> {
                             for (SupervisedProcess p : LIVE) {
-                                ProcessHandle.of(p.pid).ifPresent(ProcessHandle::destroyForcibly);
+                                p.handle.ifPresent(ProcessHandle::destroyForcibly);
                             }
                             for (SupervisedProcess p : LIVE) {
                                 p.awaitExit(Duration.ofSeconds(2));
@@ -78,6 +79,13 @@ public final class SupervisedProcess implements AutoCloseable {
     private final String name;
     private final Process wrapper;
     private final long pid;
+    /**
+     * The command's process as seen when it started: signals go through it (or are sent only while
+     * it is alive), never to a bare pid, which the system reuses once the command has exited (on a
+     * busy machine within minutes) — a late {@link #kill()} must not hit another process.
+     */
+    private final Optional<ProcessHandle> handle;
+
     private final Path log;
     private final Path cleanDir;
 
@@ -85,8 +93,14 @@ public final class SupervisedProcess implements AutoCloseable {
         this.name = name;
         this.wrapper = wrapper;
         this.pid = pid;
+        this.handle = ProcessHandle.of(pid);
         this.log = log;
         this.cleanDir = cleanDir;
+    }
+
+    /** Whether the command itself (not another process that got its pid later) is running. */
+    private boolean commandAlive() {
+        return handle.map(ProcessHandle::isAlive).orElse(false);
     }
 
     /**
@@ -223,9 +237,12 @@ public final class SupervisedProcess implements AutoCloseable {
         signal("CONT");
     }
 
-    /** SIGKILL, then waits (up to 10 s) until the command is gone. Idempotent. */
+    /**
+     * SIGKILL, then waits (up to 10 s) until the command is gone. Idempotent: once the command has
+     * exited, nothing is sent (its pid may belong to another process by then).
+     */
     public void kill() {
-        signalQuietly("KILL");
+        handle.ifPresent(ProcessHandle::destroyForcibly);
         awaitExit(Duration.ofSeconds(10));
     }
 
@@ -235,7 +252,7 @@ public final class SupervisedProcess implements AutoCloseable {
      * @return whether it exited within the grace period
      */
     public boolean stop(Duration grace) {
-        signalQuietly("TERM");
+        handle.ifPresent(ProcessHandle::destroy);
         if (awaitExit(grace)) {
             return true;
         }
@@ -272,7 +289,7 @@ public final class SupervisedProcess implements AutoCloseable {
 
     /** Sends {@code SIG<signal>} to the command. */
     public void signal(String signal) {
-        if (!wrapper.isAlive()) {
+        if (!wrapper.isAlive() || !commandAlive()) {
             throw new IllegalStateException(name + " (pid " + pid + ") is not running");
         }
         if (!signalQuietly(signal)) {
@@ -281,6 +298,9 @@ public final class SupervisedProcess implements AutoCloseable {
     }
 
     private boolean signalQuietly(String signal) {
+        if (!commandAlive()) {
+            return false;
+        }
         try {
             Process k = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
                     .redirectErrorStream(true)

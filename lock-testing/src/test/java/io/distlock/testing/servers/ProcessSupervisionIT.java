@@ -3,6 +3,7 @@ package io.distlock.testing.servers;
 import static io.distlock.testing.servers.ProcessChecks.alive;
 import static io.distlock.testing.servers.ProcessChecks.assertGone;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
@@ -58,6 +59,29 @@ class ProcessSupervisionIT {
             assertThat(mine).isDirectory();
         } finally {
             ServerDirs.deleteQuietly(mine);
+        }
+    }
+
+    /**
+     * Once the command has exited, its pid may belong to another process (a busy machine reuses pids
+     * within minutes): no signal may be sent by pid any more, so a late kill or close cannot hit it.
+     */
+    @Test
+    void supervisedProcess_commandExited_signalRefusedAndKillSendsNothing() throws Exception {
+        Path dir = ServerDirs.create("true");
+        try (SupervisedProcess p =
+                SupervisedProcess.start("true", List.of("true"), dir, dir.resolve("log"), false, dir, Map.of())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> !p.isAlive());
+
+            assertThatThrownBy(() -> p.signal("STOP"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is not running");
+            long t0 = System.nanoTime();
+            p.kill();
+            p.stop(Duration.ofSeconds(5));
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+        } finally {
+            ServerDirs.deleteQuietly(dir);
         }
     }
 
