@@ -171,6 +171,11 @@ final class RedlockHeldLock implements HeldLock {
         return f;
     }
 
+    /** Node {@code node}'s last request that set this lock's time to live, or null (for tests). */
+    synchronized CompletableFuture<?> lastTimeToLiveRequest(int node) {
+        return ttlRequests[node];
+    }
+
     /** {@code request} started once {@code before} is done, whatever its outcome. */
     private static <T> CompletableFuture<T> after(CompletableFuture<?> before, Supplier<CompletableFuture<T>> request) {
         return before.handle((r, e) -> null).thenCompose(ignored -> request.get());
