@@ -41,7 +41,7 @@ abstract class BrokenProvidersTest {
      * which the build runs in separate JVMs at once: each provider's TCK run mostly waits, and
      * TCK-3.6 lists the threads of its own JVM, so that runs in one JVM must not overlap.
      */
-    static final int SHARDS = 4;
+    static final int SHARDS = 8;
 
     /** Which share of {@link #brokenProviders()} this class runs. */
     abstract int shard();
