@@ -93,10 +93,16 @@ final class SoakCommand {
         }
     }
 
-    /** Writes the JSON, then the page rendered from what the JSON reads back. */
+    /**
+     * Writes the JSON, then the page rendered from what the JSON reads back; every run judged by the
+     * growth rule from its recorded samples ({@link SoakChecker#rejudged}).
+     */
     private static void write(List<SoakResults.Recorded> recorded, Path dir) throws IOException {
         Files.createDirectories(dir);
-        String json = SoakJson.write(recorded);
+        String json = SoakJson.write(recorded.stream()
+                .map(r ->
+                        new SoakResults.Recorded(r.command(), r.started(), r.host(), SoakChecker.rejudged(r.result())))
+                .toList());
         Files.writeString(dir.resolve(JSON), json, StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(PAGE), SoakReport.page(SoakJson.read(json)), StandardCharsets.UTF_8);
     }

@@ -173,6 +173,123 @@ class SoakCheckerTest {
     }
 
     @Test
+    void check_threadsThatComeAndGoWithTheFaults_judgedOnTheLowerQuartile_pass() {
+        cleanRounds(30, 1);
+        sample(KEPT, 30, m -> 10, 0);
+        // pools grow to 50 threads while a fault is under way and shrink to about 31 after it: the last
+        // window happens to sample more minutes with a fault (its median 41 against 31), its floor does not move
+        samples.replaceAll(s -> new SoakResults.ClientSample(
+                s.client(),
+                s.minute(),
+                s.heapBytes(),
+                s.minute() < 10 ? (s.minute() % 3 == 0 ? 50 : 31) : (s.minute() % 2 == 0 ? 50 : 32),
+                0,
+                true));
+        servers(30, m -> 6);
+
+        SoakResults.Backend r = check(30);
+
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.growth().get(1)).satisfies(g -> {
+            assertThat(g.metric()).isEqualTo("threads");
+            assertThat(g.first()).isEqualTo(31.0);
+            assertThat(g.last()).isEqualTo(32.0);
+        });
+        assertThat(SoakChecker.median(java.util.Map.of(0, 32.0, 1, 50.0, 2, 32.0, 3, 50.0), 0, 4))
+                .as("the same last window by its median")
+                .isEqualTo(41.0);
+    }
+
+    @Test
+    void check_threadsLeakingUnderTheSwing_fail() {
+        cleanRounds(30, 1);
+        sample(KEPT, 30, m -> 10, 0);
+        // the same swing, with one thread more that stays every minute: the floor rises from 31 to 50
+        samples.replaceAll(s -> new SoakResults.ClientSample(
+                s.client(), s.minute(), s.heapBytes(), Math.min(60, 31 + s.minute()) + (s.minute() % 2) * 10, 0, true));
+        servers(30, m -> 6);
+
+        SoakResults.Backend r = check(30);
+
+        assertThat(r.failures()).singleElement().asString().contains("threads grew");
+    }
+
+    @Test
+    void rejudged_recordedRun_growthJudgedAgainFromItsSamples_otherFailuresKept() {
+        cleanRounds(30, 1);
+        sample(KEPT, 30, m -> 10, 0);
+        samples.replaceAll(s -> new SoakResults.ClientSample(
+                s.client(),
+                s.minute(),
+                s.heapBytes(),
+                s.minute() < 10 ? (s.minute() % 3 == 0 ? 50 : 31) : (s.minute() % 2 == 0 ? 50 : 32),
+                0,
+                true));
+        servers(30, m -> 6);
+        SoakResults.Backend fresh = check(30);
+        // as a run judged by the medians recorded it, with a failure of the nemesis checker beside it
+        SoakResults.Backend recorded = withFailures(
+                fresh,
+                List.of(
+                        "test: threads grew from 31.0 to 41.0 threads (c1) (more than the limit 34.1)",
+                        "test: 1 lost update"));
+
+        SoakResults.Backend again = SoakChecker.rejudged(recorded);
+
+        assertThat(again.failures()).containsExactly("test: 1 lost update");
+        assertThat(again.growth()).isEqualTo(fresh.growth());
+        assertThat(SoakChecker.rejudged(fresh)).isEqualTo(fresh);
+    }
+
+    @Test
+    void rejudged_recordedRunThatGrew_failsAgain() {
+        cleanRounds(21, 1);
+        sample(KEPT, 21, m -> 10, 20);
+        samples.replaceAll(
+                s -> new SoakResults.ClientSample(s.client(), s.minute(), s.heapBytes(), 20 + s.minute(), 0, true));
+        servers(21, m -> 6);
+        SoakResults.Backend fresh = check(21);
+
+        SoakResults.Backend again = SoakChecker.rejudged(withFailures(fresh, List.of()));
+
+        assertThat(again.failures())
+                .isEqualTo(fresh.failures())
+                .singleElement()
+                .asString()
+                .contains("threads grew");
+    }
+
+    private static SoakResults.Backend withFailures(SoakResults.Backend b, List<String> failures) {
+        return new SoakResults.Backend(
+                b.backend(),
+                b.topology(),
+                b.fencing(),
+                b.fencingDeclared(),
+                b.durationSeconds(),
+                b.clientJvms(),
+                b.threadsPerJvm(),
+                b.keptJvms(),
+                b.leaseMs(),
+                b.acquisitions(),
+                b.timeouts(),
+                b.writesAccepted(),
+                b.staleRejected(),
+                b.lostUpdates(),
+                b.outOfOrder(),
+                b.overlaps(),
+                b.faultsInjected(),
+                b.faultKinds(),
+                b.forcedGcs(),
+                b.fullGcs(),
+                b.windowMinutes(),
+                b.connectionsMetric(),
+                b.growth(),
+                b.minutes(),
+                b.clientSamples(),
+                failures);
+    }
+
+    @Test
     void check_connectionsGrow_failsAndMinutesWithoutAnswerAreLeftOut() {
         cleanRounds(6, 1);
         sample(KEPT, 6, m -> 10, 20);
