@@ -138,6 +138,8 @@ final class AtAGlance {
         CardCurves.distance(r, ours, peers).ifPresent(figures::add);
         CardCurves.curve(r, ours, peers, ScaleReport.CURVES.get(1), "requests_per_s")
                 .ifPresent(figures::add);
+        CardCurves.curve(r, ours, peers, ScaleReport.CURVES.get(1), "round_trips_per_s")
+                .ifPresent(figures::add);
         CardCurves.curve(r, ours, peers, ScaleReport.CURVES.get(2), "p50_us").ifPresent(figures::add);
         return figures;
     }

@@ -74,6 +74,9 @@ final class CardCurves {
                 .filter(x -> x.metric().equals(metric))
                 .findFirst()
                 .orElseThrow();
+        if (!ScaleReport.measured(r, c, f)) {
+            return Optional.empty();
+        }
         String title = fmt(
                 "%s at %s %s",
                 f.header().substring(0, 1).toUpperCase(java.util.Locale.ROOT)

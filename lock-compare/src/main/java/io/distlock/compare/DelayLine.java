@@ -2,6 +2,7 @@ package io.distlock.compare;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A network delay that the comparison can set between targets' clients and their servers, such as
@@ -19,5 +20,13 @@ public interface DelayLine {
      */
     default Optional<Duration> medianLateness() {
         return Optional.empty();
+    }
+
+    /**
+     * The round trips the line has seen so far, over all its connections (each wait of a client for
+     * its server: requests written together count once); empty if the line does not count them.
+     */
+    default OptionalLong roundTrips() {
+        return OptionalLong.empty();
     }
 }

@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * client acquires N distinct locks (from up to {@value #THREADS} threads, each releasing what it
  * acquired, as thread-bound locks require), holds them all for {@link ScalePoints#hold()},
  * and releases them. Reported: the server requests per second
- * while they are held (the first fifth of the hold not counted, as in the renewal scenario), the
- * heap the client's held locks take (after a full collection, against before the client opened),
+ * while they are held (the first fifth of the hold not counted, as in the renewal scenario) and,
+ * when the target has a delay line that counts them ({@link DelayLine#roundTrips}), the round trips
+ * per second over the same time (its clients then connect through the line, with no delay added),
+ * the heap the client's held locks take (after a full collection, against before the client opened),
  * the connections it has open to the server, and how long acquiring and releasing took.
  */
 final class HeldLocksScenario {
@@ -42,7 +44,10 @@ final class HeldLocksScenario {
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Throwable> error = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>(threads);
-        try (LockClient client = target.clients().get()) {
+        // through the target's delay line (no delay is set outside the delayed runs) when it counts round trips
+        ComparisonTarget.Delayed line = target.delayed();
+        ComparisonTarget via = line != null && line.line().roundTrips().isPresent() ? line.target() : target;
+        try (LockClient client = via.clients().get()) {
             for (int w = 0; w < threads; w++) {
                 int first = w;
                 Thread t = new Thread(
@@ -64,7 +69,7 @@ final class HeldLocksScenario {
                 v.put("acquire_s", (System.nanoTime() - start) / 1e9);
                 v.put("client_heap_mb", (Footprint.heapAfterGc() - heapBefore) / (1024.0 * 1024));
                 v.putAll(Footprint.now(target).minus(before));
-                requestsWhileHeld(target).ifPresent(r -> v.put("requests_per_s", r));
+                v.putAll(whileHeld(target, via == target ? null : line.line()));
             } finally {
                 release.countDown();
                 long released = System.nanoTime();
@@ -82,19 +87,29 @@ final class HeldLocksScenario {
                 target.requestsNow().isEmpty() ? "server request count not available" : null);
     }
 
-    /** Holds for the renewal hold; the server's requests per second after its first fifth, if counted. */
-    private java.util.Optional<Double> requestsWhileHeld(ComparisonTarget target) throws InterruptedException {
+    /**
+     * Holds for the renewal hold; after its first fifth, the server's requests per second ({@code
+     * requests_per_s}, if it counts them) and the round trips per second on {@code line} ({@code
+     * round_trips_per_s}, if not null).
+     */
+    private Map<String, Double> whileHeld(ComparisonTarget target, DelayLine line) throws InterruptedException {
         long holdMillis = settings.scale().hold().toMillis();
         Thread.sleep(holdMillis / 5); // traffic the acquisitions still cause is not renewal
         OptionalLong before = target.requestsNow();
+        OptionalLong tripsBefore = line == null ? OptionalLong.empty() : line.roundTrips();
         long t0 = System.nanoTime();
         Thread.sleep(holdMillis - holdMillis / 5); // holding is the scenario: traffic over time
         OptionalLong after = target.requestsNow();
-        if (before.isEmpty() || after.isEmpty()) {
-            return java.util.Optional.empty();
+        OptionalLong tripsAfter = line == null ? OptionalLong.empty() : line.roundTrips();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        Map<String, Double> v = new LinkedHashMap<>();
+        if (before.isPresent() && after.isPresent()) {
+            v.put("requests_per_s", Math.max(0, after.getAsLong() - before.getAsLong()) / seconds);
         }
-        return java.util.Optional.of(
-                Math.max(0, after.getAsLong() - before.getAsLong()) / ((System.nanoTime() - t0) / 1e9));
+        if (tripsBefore.isPresent() && tripsAfter.isPresent()) {
+            v.put("round_trips_per_s", (tripsAfter.getAsLong() - tripsBefore.getAsLong()) / seconds);
+        }
+        return v;
     }
 
     /** How long a worker waits for one of its distinct locks. */

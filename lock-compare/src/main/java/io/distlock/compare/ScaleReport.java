@@ -43,6 +43,7 @@ final class ScaleReport {
                     "Distinct locks held by one client",
                     List.of(
                             new Figure("requests_per_s", "server requests/s while held", v -> fmt("%.1f", v), false),
+                            new Figure("round_trips_per_s", "round trips/s while held", v -> fmt("%.1f", v), false),
                             new Figure("client_heap_mb", "client heap after GC, MB", ScaleReport::megabytes, false),
                             CONNECTIONS),
                     List.of(
@@ -73,6 +74,24 @@ final class ScaleReport {
                 .anyMatch(m -> m.scenario() == c.scenario() && m.condition().point() > 0);
     }
 
+    /** Whether any point of {@code c} has {@code f}'s figure (a figure no target measured is left out). */
+    static boolean measured(ComparisonResult r, Curve c, Figure f) {
+        return r.measurements().stream()
+                .anyMatch(m -> m.scenario() == c.scenario()
+                        && m.condition().point() > 0
+                        && m.value(f.metric()).isPresent());
+    }
+
+    /** {@code c}'s charted figures that some point has. */
+    static List<Figure> charted(ComparisonResult r, Curve c) {
+        return c.charted().stream().filter(f -> measured(r, c, f)).toList();
+    }
+
+    /** {@code c}'s table columns that some point has. */
+    static List<Figure> columns(ComparisonResult r, Curve c) {
+        return c.columns().stream().filter(f -> measured(r, c, f)).toList();
+    }
+
     static Optional<Measurement> point(ComparisonResult r, String target, Curve c, int p) {
         return r.find(target, c.scenario(), Condition.point(p));
     }
@@ -88,7 +107,10 @@ final class ScaleReport {
                         + " nothing added to the machine. Contending clients: each point contends for %.1f s after a"
                         + " quarter of that unmeasured; the wait is from the acquire call to the lock in hand. Held"
                         + " locks: one client acquires that many distinct locks (from up to %d threads), holds them for"
-                        + " %.1f s and counts the server's requests per second after the first fifth of the hold; the"
+                        + " %.1f s and counts the server's requests per second after the first fifth of the hold, and the"
+                        + " round trips per second through the backend's delay line (its TCP proxies, with no delay"
+                        + " added) when the run has one: a client's wait for its server, however many requests it"
+                        + " wrote together; the"
                         + " heap is this JVM's after a full collection, against before the client opened. Waiters: hand-offs"
                         + " as in the hand-off scenario, the waiters spread over at most %d clients (beyond that, several"
                         + " threads of a client wait). Connections are the TCP connections from this machine to the"
@@ -102,8 +124,8 @@ final class ScaleReport {
 
     static Table table(ComparisonResult r, Curve c) {
         List<String> headers = new ArrayList<>(List.of(SummaryTable.TARGET_HEADER, c.unit()));
-        c.charted().forEach(f -> headers.add(f.header()));
-        c.columns().forEach(f -> headers.add(f.header()));
+        List<Figure> figures = concat(charted(r, c), columns(r, c));
+        figures.forEach(f -> headers.add(f.header()));
         List<Table.Row> rows = new ArrayList<>();
         for (ComparisonTarget t : r.targets()) {
             for (int p : points(r, c)) {
@@ -113,7 +135,7 @@ final class ScaleReport {
                 }
                 List<String> cells = new ArrayList<>();
                 cells.add(fmt("%,d", p));
-                for (Figure f : concat(c.charted(), c.columns())) {
+                for (Figure f : figures) {
                     OptionalDouble v = m.get().value(f.metric());
                     cells.add(v.isPresent() ? f.format().apply(v.getAsDouble()) : "–");
                 }

@@ -49,7 +49,7 @@ final class Sections {
                 }
                 String id = "chart-scale-" + c.unit().replace(' ', '-');
                 StringBuilder charts = new StringBuilder();
-                for (ScaleReport.Figure f : c.charted()) {
+                for (ScaleReport.Figure f : ScaleReport.charted(r, c)) {
                     charts.append("<h4>").append(esc(f.header())).append("</h4>\n");
                     charts.append(ScaleReport.chart(r, c, f));
                 }

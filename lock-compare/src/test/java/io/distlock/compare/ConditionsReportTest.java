@@ -109,7 +109,15 @@ class ConditionsReportTest {
                     Scenario.RENEWAL,
                     Condition.point(n),
                     60,
-                    Map.of("requests_per_s", 0.3, "client_heap_mb", n / 2000.0, "connections", 2.0));
+                    Map.of(
+                            "requests_per_s",
+                            0.3,
+                            "round_trips_per_s",
+                            0.2,
+                            "client_heap_mb",
+                            n / 2000.0,
+                            "connections",
+                            2.0));
         }
         add(
                 "redisson RLock",
@@ -191,15 +199,16 @@ class ConditionsReportTest {
         String html = r.toHtml();
 
         assertThat(md).contains("### Distinct locks held by one client");
-        assertThat(md).contains("| redis | 10,000 | 0.3 | 5.0 | 2 |");
-        assertThat(md).contains("| redisson RLock *(peer)* | 100 | 10.0 | – | 2 |");
+        assertThat(md).contains("| redis | 10,000 | 0.3 | 0.2 | 5.0 | 2 |");
+        assertThat(md).contains("| redisson RLock *(peer)* | 100 | 10.0 | – | – | 2 |");
         assertThat(md).contains("redisson RLock, renewal traffic at 10,000 held locks: not measured: too slow here.");
         assertThat(md)
                 .contains("**Server requests/s while held at 1 / 100 / 10,000 held locks**: 0.3 / 0.3 / 0.3 —"
                         + " redisson RLock: 0.1 / 10.0 / not run");
-        // requests, heap and connections for ours; the peer has no heap figure
+        assertThat(md).contains("**Round trips/s while held at 1 / 100 / 10,000 held locks**: 0.2 / 0.2 / 0.2");
+        // requests, round trips, heap and connections for ours; the peer has no heap or round-trip figure
         assertThat(count(section(html, "chart-scale-held-locks"), "<polyline class=\"line\""))
-                .isEqualTo(5);
+                .isEqualTo(6);
         assertThat(html).doesNotContain("id=\"chart-scale-clients\"");
     }
 

@@ -21,6 +21,62 @@ class ConditionsRunTest {
         }
     }
 
+    /** A delay line that counts a round trip each time it is asked. */
+    private static final class CountingLine implements DelayLine {
+        final java.util.concurrent.atomic.AtomicLong asked = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public void setOneWayDelay(Duration oneWay) {}
+
+        @Override
+        public java.util.OptionalLong roundTrips() {
+            return java.util.OptionalLong.of(asked.incrementAndGet());
+        }
+    }
+
+    @Test
+    void heldLocks_throughALineThatCountsRoundTrips_reportsThemPerSecond() {
+        CountingLine line = new CountingLine();
+        java.util.concurrent.atomic.AtomicInteger variantClients = new java.util.concurrent.atomic.AtomicInteger();
+        ComparisonTarget variant = mem("mem", false);
+        ComparisonTarget counted = new ComparisonTarget(
+                variant.name(),
+                variant.backend(),
+                variant.peer(),
+                () -> {
+                    variantClients.incrementAndGet();
+                    return variant.clients().get();
+                },
+                variant.floor(),
+                variant.serverRequests(),
+                variant.floorRequestsPerOperation(),
+                variant.serverVersion(),
+                variant.capabilities(),
+                variant.extraFloors(),
+                variant.handoffFloor(),
+                variant.serverConnections(),
+                null,
+                variant.limits());
+        ComparisonSettings settings = ComparisonSettings.quick()
+                .withScenarios(EnumSet.of(Scenario.RENEWAL))
+                .withModes(List.of(MachineMode.IDLE))
+                .withOneWayDelays(List.of(Duration.ZERO))
+                .withScale(new ScalePoints(
+                        List.of(), List.of(2), List.of(), Duration.ofMillis(200), Duration.ofMillis(500), 2));
+
+        ComparisonResult r = Comparison.of(settings)
+                .target(mem("mem", false).withDelayed(counted, line))
+                .run();
+
+        Measurement held = r.find("mem", Scenario.RENEWAL, Condition.point(2)).orElseThrow();
+        assertThat(held.value("round_trips_per_s").orElseThrow())
+                .as("one counted between the two readings of a 0.4 s window")
+                .isBetween(0.5, 3.0);
+        assertThat(variantClients)
+                .as("the point's client connects through the line")
+                .hasPositiveValue();
+    }
+
     private static ComparisonTarget mem(String name, boolean peer) {
         ComparisonTarget t = ComparisonTest.mem(name);
         return peer ? t.asPeer() : t;
@@ -83,6 +139,9 @@ class ConditionsRunTest {
         Measurement held = r.find("mem", Scenario.RENEWAL, Condition.point(3)).orElseThrow();
         assertThat(held.value("locks")).hasValue(3);
         assertThat(held.value("requests_per_s").orElseThrow()).isPositive();
+        assertThat(held.value("round_trips_per_s"))
+                .as("a line that does not count them")
+                .isEmpty();
         assertThat(held.value("client_heap_mb")).isPresent();
         assertThat(r.find("other", Scenario.RENEWAL, Condition.point(3))
                         .orElseThrow()

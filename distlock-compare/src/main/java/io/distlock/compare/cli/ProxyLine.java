@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A backend's delay line: one {@link TcpProxy} in front of each of its servers, started on this
@@ -47,6 +48,12 @@ final class ProxyLine implements DelayLine, AutoCloseable {
                 .filter(p -> p.lateness().chunks() > 0)
                 .map(p -> p.lateness().p50())
                 .max(Duration::compareTo);
+    }
+
+    /** The round trips of every proxy (one per server) so far. */
+    @Override
+    public OptionalLong roundTrips() {
+        return OptionalLong.of(proxies.stream().mapToLong(TcpProxy::roundTrips).sum());
     }
 
     @Override

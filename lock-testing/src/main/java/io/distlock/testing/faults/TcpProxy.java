@@ -73,6 +73,7 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong upstreamBytes = new AtomicLong();
     private final AtomicLong downstreamBytes = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong roundTrips = new AtomicLong();
     private final AtomicInteger connectionIds = new AtomicInteger();
     private volatile long upstreamLatencyNanos;
     private volatile long downstreamLatencyNanos;
@@ -195,6 +196,17 @@ public final class TcpProxy implements AutoCloseable {
         return downstreamBytes.get();
     }
 
+    /**
+     * Round trips seen since start: on each connection, a chunk from the client that follows a chunk
+     * from the server (or is the connection's first) starts one. For a request-reply protocol this
+     * counts the client's waits for the server: requests written together (a pipeline) count once,
+     * however many they are and however many reads they take; a request that overlaps the replies of
+     * earlier ones on the same connection joins their round trip.
+     */
+    public long roundTrips() {
+        return roundTrips.get();
+    }
+
     /** Connections accepted since start. */
     public long acceptedConnections() {
         return accepted.get();
@@ -271,6 +283,9 @@ public final class TcpProxy implements AutoCloseable {
         private final Socket upstream;
         private final List<Pump> pumps = new ArrayList<>(2);
         private final AtomicInteger finishedDirections = new AtomicInteger();
+        /** Whether the server sent something since the client last did: the client's next chunk starts a round trip. */
+        private final java.util.concurrent.atomic.AtomicBoolean answered =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
 
         Connection(int id, Socket client, Socket upstream) {
             this.client = client;
@@ -371,6 +386,11 @@ public final class TcpProxy implements AutoCloseable {
                 InputStream in = from.getInputStream();
                 int n;
                 while ((n = in.read(buf)) != -1) {
+                    if (direction == Direction.DOWNSTREAM) {
+                        connection.answered.set(true);
+                    } else if (connection.answered.getAndSet(false)) {
+                        roundTrips.incrementAndGet();
+                    }
                     long latency = direction == Direction.UPSTREAM ? upstreamLatencyNanos : downstreamLatencyNanos;
                     byte[] data = java.util.Arrays.copyOf(buf, n);
                     pumpLock.lock();

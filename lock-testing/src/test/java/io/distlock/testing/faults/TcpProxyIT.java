@@ -72,6 +72,28 @@ class TcpProxyIT {
     }
 
     @Test
+    void roundTrips_countTheClientsWaits_aPipelineOnce() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port());
+                Client c = new Client(proxy)) {
+            assertThat(c.call("PING")).isEqualTo("+PONG");
+            assertThat(c.call("PING")).isEqualTo("+PONG");
+            assertThat(proxy.roundTrips())
+                    .as("two requests, each after the last reply")
+                    .isEqualTo(2);
+            // three requests in one write, then their three replies
+            c.send("PING\r\nPING\r\nPING");
+            for (int i = 0; i < 3; i++) {
+                assertThat(c.in.readLine()).isEqualTo("+PONG");
+            }
+            assertThat(proxy.roundTrips()).as("a pipeline is one round trip").isEqualTo(3);
+            try (Client other = new Client(proxy)) {
+                assertThat(other.call("PING")).isEqualTo("+PONG");
+            }
+            assertThat(proxy.roundTrips()).as("counted over every connection").isEqualTo(4);
+        }
+    }
+
+    @Test
     void setLatency_bothDirections_roundTripTakesAtLeastTwiceTheLatency() throws Exception {
         try (TcpProxy proxy = TcpProxy.start(redis.host(), redis.port());
                 Client c = new Client(proxy)) {
