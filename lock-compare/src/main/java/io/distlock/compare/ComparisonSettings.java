@@ -157,7 +157,8 @@ public record ComparisonSettings(
                 50,
                 Duration.ofMillis(2),
                 1_000,
-                Duration.ofSeconds(5),
+                // held 10 s, 8 s counted: more than two renewal intervals of the comparison's 10 s leases
+                Duration.ofSeconds(10),
                 10,
                 List.of(MachineMode.IDLE, MachineMode.FAST),
                 List.of(),

@@ -69,7 +69,8 @@ public record ScalePoints(
     }
 
     /**
-     * A full run's curves: 1, 8, 64 clients for 2 s each; 1, 100, 10,000 held locks for 5 s each; 1,
+     * A full run's curves: 1, 8, 64 clients for 2 s each; 1, 100, 10,000 held locks for 10 s each (the
+     * 8 s counted span more than two renewal intervals of the comparison's 10 s leases); 1,
      * 50, 1,000 waiters on at most 100 clients.
      */
     public static ScalePoints defaults() {
@@ -78,7 +79,7 @@ public record ScalePoints(
                 List.of(1, 100, 10_000),
                 List.of(1, 50, 1_000),
                 Duration.ofSeconds(2),
-                Duration.ofSeconds(5),
+                Duration.ofSeconds(10),
                 100);
     }
 
