@@ -198,7 +198,7 @@ final class EtcdBackend extends ServerBackend {
         out.add(ours(
                         "etcd",
                         "etcd://" + a.userInfo() + String.join(",", a.nodes()) + "?keyPrefix=" + prefix.etcdPrefix()
-                                + "distlock/")
+                                + "distlock/&leaseTime=10s")
                 .withFloor(floor, 2)
                 .withServerRequests(counter(this::messages))
                 .withServerConnections(connections())

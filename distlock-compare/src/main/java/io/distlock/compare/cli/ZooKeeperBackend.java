@@ -235,7 +235,8 @@ final class ZooKeeperBackend extends ServerBackend {
         List<ComparisonTarget> out = new ArrayList<>();
         out.add(ours(
                         "zookeeper",
-                        "zookeeper://" + a.userInfo() + connectString(a) + "?rootPath=" + prefix.zkRoot() + "/distlock")
+                        "zookeeper://" + a.userInfo() + connectString(a) + "?rootPath=" + prefix.zkRoot()
+                                + "/distlock&leaseTime=10s")
                 .withFloor(floor, 2)
                 .withServerRequests(counter(this::packets))
                 .withServerConnections(connections())
