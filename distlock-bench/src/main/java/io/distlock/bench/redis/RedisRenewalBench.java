@@ -21,7 +21,7 @@ import redis.clients.jedis.Jedis;
  * (default 1, 100 and 10,000) it acquires that many locks on a local redis-server it starts, lets
  * them come into step (three renewal intervals), then counts for a window: the renewal round trips
  * (pipelines the batched renewal sent, one per renewal tick), the script calls the server ran
- * ({@code INFO commandstats}: {@code RENEW_PACKED} for up to 10,000 locks each) and the lock renewals
+ * ({@code INFO commandstats}: {@code RENEW_PACKED}, up to 1,000 locks each) and the lock renewals
  * (the observer's {@code renewed} calls), each per second, and the round trips' ratio to the figure
  * with one lock. Nothing else runs on the provider during the window. Writes the results as JSON.
  *
