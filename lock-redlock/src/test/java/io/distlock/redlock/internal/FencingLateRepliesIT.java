@@ -111,8 +111,11 @@ class FencingLateRepliesIT {
         assertThat(token).as("the token: node 0's counter").isEqualTo(clockMicros + 300_001);
         List<Long> counters = counters(name);
         assertThat(counters.get(1)).as("node 1's counter (raised)").isEqualTo(token);
-        assertThat(counters.get(3)).as("node 3's counter (granted late)").isGreaterThan(token);
-        assertThat(counters.get(4)).as("node 4's counter (granted late)").isGreaterThan(token);
+        // nodes 3 and 4 run their round 1 when the proxy delivers it, which a busy machine may do after
+        // the acquisition returned
+        await("nodes 3 and 4 granted late, their counters above the token")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> counters(name).get(3) > token && counters(name).get(4) > token);
         assertThat(lease.release()).isTrue();
 
         proxies.forEach(p -> p.setLatency(Duration.ZERO));
