@@ -184,14 +184,16 @@ final class MySqlBackend extends ServerBackend {
                                 Scenario.HANDOFF_MANY,
                                 (int) spare,
                                 "each waiter keeps a connection while it waits: the server allows " + maxConnections));
+        if (direct.size() > 1) {
+            direct.set(1, direct.get(1).withLimit(Scenario.RENEWAL, 1, JdbcLockRegistryClient.DISTINCT_LOCKS_LIMIT));
+        }
         return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
     }
 
     private List<ComparisonTarget> at(ServerAddress a, Runnable floor, boolean peers, String version) {
         String uri = "mysql://" + a.userInfo() + a.nodes().get(0) + "/" + a.path()
-                // one connection per held lock; a 10 s lease as for Redis and Redlock, so that the
-                // renewal hold (5 s) sees each lock's heartbeat (every 3.3 s; at the default 30 s
-                // lease it comes every 10 s and the hold saw none)
+                // one connection per held lock; a 10 s lease as on every other side, so that the
+                // renewal hold sees each lock's heartbeat (every 3.3 s)
                 + "?createSchema=true&poolSize=" + POOL_SIZE + "&leaseTime=10s&table=" + prefix.sql();
         return oursAndJdbcPeer(uri, jdbcUrl(a), a, floor, FLOOR_STATEMENTS, this::questions, peers, version);
     }
