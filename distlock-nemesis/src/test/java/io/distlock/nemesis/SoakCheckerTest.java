@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntToLongFunction;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,6 +55,24 @@ class SoakCheckerTest {
                         new SoakResults.ClientSample(c, m, (long) (heapMiB.applyAsLong(m) * MIB), threads, 0, true));
             }
         }
+    }
+
+    /** A sample of every minute from every client in {@code clients}: 10 MiB of heap, threads by minute. */
+    private void sampleThreads(List<String> clients, int minutes, IntUnaryOperator threads) {
+        for (String c : clients) {
+            for (int m = 0; m < minutes; m++) {
+                samples.add(new SoakResults.ClientSample(c, m, (long) (10 * MIB), threads.applyAsInt(m), 0, true));
+            }
+        }
+    }
+
+    /**
+     * A client's threads in a 30-minute run whose pools grow to 50 threads while a fault is under way and
+     * shrink to about 31 after it: the last window happens to sample more minutes with a fault (its
+     * median 41 against 31), its floor does not move.
+     */
+    private static int swing(int minute) {
+        return minute < 10 ? (minute % 3 == 0 ? 50 : 31) : (minute % 2 == 0 ? 50 : 32);
     }
 
     private void servers(int minutes, IntToLongFunction connections) {
@@ -162,9 +181,7 @@ class SoakCheckerTest {
     @Test
     void check_threadsGrow_fails() {
         cleanRounds(21, 1);
-        sample(KEPT, 21, m -> 10, 20);
-        samples.replaceAll(
-                s -> new SoakResults.ClientSample(s.client(), s.minute(), s.heapBytes(), 20 + s.minute(), 0, true));
+        sampleThreads(KEPT, 21, m -> 20 + m);
         servers(21, m -> 6);
 
         SoakResults.Backend r = check(21);
@@ -175,16 +192,7 @@ class SoakCheckerTest {
     @Test
     void check_threadsThatComeAndGoWithTheFaults_judgedOnTheLowerQuartile_pass() {
         cleanRounds(30, 1);
-        sample(KEPT, 30, m -> 10, 0);
-        // pools grow to 50 threads while a fault is under way and shrink to about 31 after it: the last
-        // window happens to sample more minutes with a fault (its median 41 against 31), its floor does not move
-        samples.replaceAll(s -> new SoakResults.ClientSample(
-                s.client(),
-                s.minute(),
-                s.heapBytes(),
-                s.minute() < 10 ? (s.minute() % 3 == 0 ? 50 : 31) : (s.minute() % 2 == 0 ? 50 : 32),
-                0,
-                true));
+        sampleThreads(KEPT, 30, SoakCheckerTest::swing);
         servers(30, m -> 6);
 
         SoakResults.Backend r = check(30);
@@ -203,10 +211,8 @@ class SoakCheckerTest {
     @Test
     void check_threadsLeakingUnderTheSwing_fail() {
         cleanRounds(30, 1);
-        sample(KEPT, 30, m -> 10, 0);
-        // the same swing, with one thread more that stays every minute: the floor rises from 31 to 50
-        samples.replaceAll(s -> new SoakResults.ClientSample(
-                s.client(), s.minute(), s.heapBytes(), Math.min(60, 31 + s.minute()) + (s.minute() % 2) * 10, 0, true));
+        // a swing with one thread more that stays every minute: the floor rises from 31 to above 50
+        sampleThreads(KEPT, 30, m -> Math.min(60, 31 + m) + (m % 2) * 10);
         servers(30, m -> 6);
 
         SoakResults.Backend r = check(30);
@@ -217,14 +223,7 @@ class SoakCheckerTest {
     @Test
     void rejudged_recordedRun_growthJudgedAgainFromItsSamples_otherFailuresKept() {
         cleanRounds(30, 1);
-        sample(KEPT, 30, m -> 10, 0);
-        samples.replaceAll(s -> new SoakResults.ClientSample(
-                s.client(),
-                s.minute(),
-                s.heapBytes(),
-                s.minute() < 10 ? (s.minute() % 3 == 0 ? 50 : 31) : (s.minute() % 2 == 0 ? 50 : 32),
-                0,
-                true));
+        sampleThreads(KEPT, 30, SoakCheckerTest::swing);
         servers(30, m -> 6);
         SoakResults.Backend fresh = check(30);
         // as a run judged by the medians recorded it, with a failure of the nemesis checker beside it
@@ -244,9 +243,7 @@ class SoakCheckerTest {
     @Test
     void rejudged_recordedRunThatGrew_failsAgain() {
         cleanRounds(21, 1);
-        sample(KEPT, 21, m -> 10, 20);
-        samples.replaceAll(
-                s -> new SoakResults.ClientSample(s.client(), s.minute(), s.heapBytes(), 20 + s.minute(), 0, true));
+        sampleThreads(KEPT, 21, m -> 20 + m);
         servers(21, m -> 6);
         SoakResults.Backend fresh = check(21);
 
