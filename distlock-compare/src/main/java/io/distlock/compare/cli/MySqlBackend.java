@@ -184,9 +184,6 @@ final class MySqlBackend extends ServerBackend {
                                 Scenario.HANDOFF_MANY,
                                 (int) spare,
                                 "each waiter keeps a connection while it waits: the server allows " + maxConnections));
-        if (direct.size() > 1) {
-            direct.set(1, direct.get(1).withLimit(Scenario.RENEWAL, 1, JdbcLockRegistryClient.DISTINCT_LOCKS_LIMIT));
-        }
         return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
     }
 

@@ -258,9 +258,6 @@ final class PostgresBackend extends ServerBackend {
         if (direct.size() > 1) {
             direct.set(1, direct.get(1).withHandoffFloor(this::handoffFloor));
         }
-        if (direct.size() > 1) {
-            direct.set(1, direct.get(1).withLimit(Scenario.RENEWAL, 1, JdbcLockRegistryClient.DISTINCT_LOCKS_LIMIT));
-        }
         return paired(direct, () -> at(line.route(address), this::delayedSelectOne, peers, v));
     }
 

@@ -4,6 +4,7 @@ import io.distlock.LockProvider;
 import io.distlock.LockProviders;
 import io.distlock.compare.ComparisonTarget;
 import io.distlock.compare.LockClient;
+import io.distlock.compare.Scenario;
 import io.distlock.compare.cli.peers.JdbcLockRegistryClient;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -120,7 +121,8 @@ abstract class ServerBackend implements Backend {
                             "spring-integration JdbcLockRegistry (" + name() + ")",
                             name(),
                             () -> new JdbcLockRegistryClient(jdbcUrl, a.user(), a.password(), tablePrefix))
-                    .asPeer());
+                    .asPeer()
+                    .withLimit(Scenario.RENEWAL, 1, JdbcLockRegistryClient.DISTINCT_LOCKS_LIMIT));
         }
         out.replaceAll(t -> t.withFloor(floor, statements)
                 .withServerRequests(counter(requests))
