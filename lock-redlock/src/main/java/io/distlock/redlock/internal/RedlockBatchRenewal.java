@@ -69,9 +69,7 @@ final class RedlockBatchRenewal implements BatchRenewal {
         List<Integer> at = new ArrayList<>(due.size());
         for (int i = 0; i < due.size(); i++) {
             RedlockHeldLock l = (RedlockHeldLock) due.get(i);
-            if (l.ended()) {
-                outcomes[i] = RenewalOutcome.GONE; // released or left to run out meanwhile
-            } else if (l.joinBatch(sent)) {
+            if (l.joinBatch(sent)) {
                 live.add(l);
                 at.add(i);
             } else {

@@ -209,11 +209,6 @@ final class RedlockHeldLock implements HeldLock {
         return leaseTime;
     }
 
-    /** Whether the lock was released or left to run out (no renewal is sent for it any more). */
-    boolean ended() {
-        return ended;
-    }
-
     /**
      * Compare-and-delete on every node, on each node's release lane (never behind acquisition
      * rounds); each node that deleted our value takes our queue member (if we waited) off its queue
