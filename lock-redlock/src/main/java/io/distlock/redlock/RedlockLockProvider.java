@@ -194,6 +194,11 @@ public final class RedlockLockProvider implements LockProvider {
         return LockProvider.super.unwrap(type);
     }
 
+    /**
+     * Releases every lease still held (as {@link LockProvider#close()} says), lets releases whose
+     * deletes a slower node has not answered yet finish for up to two node timeouts (a release
+     * returns once a majority has answered), then stops every thread and closes every connection.
+     */
     @Override
     public void close() {
         engine.close();

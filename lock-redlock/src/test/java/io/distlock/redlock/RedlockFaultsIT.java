@@ -142,6 +142,37 @@ class RedlockFaultsIT {
     }
 
     /**
+     * A release returns once a majority has deleted the key; the delete to a slower node is still
+     * on its way. Closing the provider right then must let it finish (within two node timeouts),
+     * not drop it and leave the key on that node until it expires.
+     */
+    @Test
+    void close_rightAfterARelease_letsTheDeleteToASlowNodeFinish() throws Exception {
+        Duration nodeTimeout = Duration.ofMillis(300);
+        try (RedisServers nodes = RedisServers.independentMasters(3);
+                TcpProxy slow = TcpProxy.start(nodes.get(2).host(), nodes.get(2).port())) {
+            List<String> addrs = new ArrayList<>(addresses(nodes));
+            addrs.set(2, slow.address());
+            for (int i = 0; i < 5; i++) {
+                RedlockLockProvider p = open(addrs, options(nodeTimeout), noRenewal(Duration.ofSeconds(30)));
+                String name = "close-after-release-" + i;
+                String key = RedlockTestAccess.lockKey(p, name);
+                Lease lease = p.lock(name).tryAcquire(Duration.ofSeconds(2)).orElseThrow();
+                // the acquisition may return on the first two nodes' answers: wait for the third's
+                await().atMost(Duration.ofSeconds(2))
+                        .until(() -> nodes.get(2).call("EXISTS", key).trim().equals("1"));
+                slow.setLatency(Duration.ofMillis(100)); // 200 ms per round trip, within the node timeout
+                assertThat(lease.release()).isTrue();
+                p.close();
+                slow.setLatency(Duration.ZERO);
+                assertThat(nodes.get(2).call("EXISTS", key).trim())
+                        .as("the slow node's key, once close() returned (round %d)", i)
+                        .isEqualTo("0");
+            }
+        }
+    }
+
+    /**
      * The known weakness of Redlock, made visible: a node that restarts without persistence while
      * a lock is held forgets the lock, and a second client can then gather a majority while the
      * first client's lease is still valid. Here: 3 nodes; node 2 is down when A acquires, so A

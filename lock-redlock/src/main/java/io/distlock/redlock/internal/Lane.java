@@ -37,7 +37,10 @@ final class Lane implements Executor {
     /** Threads running a request (read without the lock by {@link #allBusy()}). */
     private volatile int busy;
 
-    private boolean shutdown; // guarded by lock
+    /** Set under {@link #lock}; read without it by parked threads. */
+    private volatile boolean shutdown;
+    /** No new requests; queued and running ones still run ({@link #shutdown()}). Like {@link #shutdown}. */
+    private volatile boolean draining;
 
     Lane(String namePrefix, int maxThreads, int capacity, long idleNanos) {
         if (maxThreads < 1) {
@@ -60,7 +63,7 @@ final class Lane implements Executor {
         Worker wake;
         lock.lock();
         try {
-            if (shutdown) {
+            if (shutdown || draining) {
                 throw new RejectedExecutionException(namePrefix + " is shut down");
             }
             wake = idle.pollFirst();
@@ -94,6 +97,24 @@ final class Lane implements Executor {
     /** Whether every thread this lane may have is busy (new requests queue behind earlier ones). */
     boolean allBusy() {
         return busy >= maxThreads;
+    }
+
+    /**
+     * Stops taking requests; the ones queued or running still run, then the threads stop. Idle
+     * threads stop at once. {@link #awaitTermination} waits for the rest.
+     */
+    void shutdown() {
+        List<Worker> parked;
+        lock.lock();
+        try {
+            draining = true;
+            parked = new ArrayList<>(idle);
+        } finally {
+            lock.unlock();
+        }
+        for (Worker w : parked) {
+            LockSupport.unpark(w.thread);
+        }
     }
 
     /** Stops taking requests, drops queued ones and interrupts the threads. */
@@ -186,6 +207,10 @@ final class Lane implements Executor {
                     busy++;
                     return queued;
                 }
+                if (draining) {
+                    workers.remove(this);
+                    return null;
+                }
                 idle.addFirst(this);
             } finally {
                 lock.unlock();
@@ -198,10 +223,10 @@ final class Lane implements Executor {
                     return t;
                 }
                 long left = until - System.nanoTime();
-                if (Thread.interrupted() || left <= 0) {
+                if (Thread.interrupted() || left <= 0 || draining) {
                     lock.lock();
                     try {
-                        if (task == null && (shutdown || left <= 0)) {
+                        if (task == null && (shutdown || draining || left <= 0)) {
                             // not handed anything: stop (idle too long, or shut down), in the same
                             // step as leaving the lane, so no request queues behind a stopping thread
                             idle.remove(this);

@@ -68,6 +68,7 @@ final class Node implements AutoCloseable {
     private Subscriber subscriber; // started on first use; guarded by this
     private boolean closed; // guarded by this
     private volatile boolean closing;
+    private final long releaseGraceNanos;
 
     Node(int index, NodeAddress node, RedlockLockOptions options, Ticker ticker, String threadPrefix) {
         HostAndPort hostAndPort = node.hostAndPort();
@@ -94,6 +95,7 @@ final class Node implements AutoCloseable {
         String prefix = threadPrefix + "-node" + index + "-";
         this.io = new Lane(prefix, options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
         this.releases = new Lane(prefix + "release-", options.poolSize(), QUEUE_CAPACITY, IDLE_NANOS);
+        this.releaseGraceNanos = 2 * options.nodeTimeout().toNanos();
     }
 
     int index() {
@@ -369,8 +371,31 @@ final class Node implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops taking releases; those already handed over still run (see {@link #closeBy}). Lets a
+     * provider start every node's drain before it waits for any.
+     */
+    void stopTakingReleases() {
+        releases.shutdown();
+    }
+
     @Override
     public void close() {
+        stopTakingReleases();
+        closeBy(System.nanoTime() + releaseGraceNanos);
+    }
+
+    /** The grace {@link #close()} gives releases already handed over: two node timeouts. */
+    long releaseGraceNanos() {
+        return releaseGraceNanos;
+    }
+
+    /**
+     * Closes the node. Releases already handed over (queued, sent, or awaiting a slow node's reply)
+     * run until {@code drainDeadline} ({@link System#nanoTime()}): dropping one would leave the key
+     * on this node until it expires. A node that has not answered by then is left to expire it.
+     */
+    void closeBy(long drainDeadline) {
         Subscriber sub;
         closing = true;
         synchronized (this) {
@@ -381,6 +406,12 @@ final class Node implements AutoCloseable {
             sub.close();
         }
         io.shutdownNow();
+        releases.shutdown();
+        try {
+            releases.awaitTermination(Math.max(0, drainDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         releases.shutdownNow();
         if (direct != null) {
             direct.closeAll(); // also unblocks an I/O thread reading a reply on a direct connection

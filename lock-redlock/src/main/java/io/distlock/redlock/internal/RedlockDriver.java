@@ -196,9 +196,15 @@ public final class RedlockDriver implements LockDriver, RedlockInternals {
         closedSignal.countDown();
         waiters.close();
         RuntimeException failure = null;
+        // every node's releases drain at once, within one shared grace
+        long drainDeadline = System.nanoTime();
+        for (Node n : quorum.nodes()) {
+            n.stopTakingReleases();
+            drainDeadline = Math.max(drainDeadline, System.nanoTime() + n.releaseGraceNanos());
+        }
         for (Node n : quorum.nodes()) {
             try {
-                n.close();
+                n.closeBy(drainDeadline);
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;

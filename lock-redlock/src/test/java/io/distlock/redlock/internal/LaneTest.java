@@ -134,6 +134,46 @@ class LaneTest {
     }
 
     @Test
+    void shutdown_runsTheRunningAndQueuedRequests_rejectsNewOnes_thenStopsEveryThread() throws InterruptedException {
+        Lane lane = lane(1, 16, Duration.ofSeconds(10));
+        Thread idle = runAndWait(lane); // parked, waiting for work
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        lane.execute(() -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ran.add("running");
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        lane.execute(() -> ran.add("queued"));
+        lane.shutdown();
+        assertThatThrownBy(() -> lane.execute(() -> {}))
+                .isInstanceOf(RejectedExecutionException.class)
+                .hasMessageContaining("shut down");
+        assertThat(lane.awaitTermination(200, TimeUnit.MILLISECONDS))
+                .as("a running request holds the drain")
+                .isFalse();
+        release.countDown();
+        assertThat(lane.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(ran).containsExactly("running", "queued");
+        assertThat(idle.isAlive()).isFalse();
+    }
+
+    @Test
+    void shutdown_ofAnIdleLane_stopsItsParkedThreadsAtOnce() throws InterruptedException {
+        Lane lane = lane(2, 16, Duration.ofSeconds(60));
+        Thread t = runAndWait(lane);
+        lane.shutdown();
+        assertThat(lane.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(t.isAlive()).isFalse();
+    }
+
+    @Test
     void constructor_noThreads_isRejectedNamingTheArgument() {
         assertThatThrownBy(() -> new Lane("x-", 0, 1, 1))
                 .isInstanceOf(IllegalArgumentException.class)
