@@ -43,6 +43,10 @@ import org.postgresql.core.QueryExecutor;
  *   <li>{@code rowlock_token}: the same, then the fencing token statement ({@link
  *       PostgresDialect#tokenSql()}) on a connection of its own in autocommit: the hand-off of the
  *       lock's protocol with no client code around it.
+ *   <li>{@code advisory_token}: as {@code rowlock_token}, but the waiters queue on a
+ *       transaction-scoped advisory lock of the name's hash, taken in the wait statement before the
+ *       row lock, so that at most one waiter waits on the row itself (PostgreSQL's row-lock waiters
+ *       otherwise queue on the row's tuple lock, and each grant wakes the next in line too).
  *   <li>{@code notify_token}: plain JDBC; the holder releases with {@code NOTIFY <channel>; COMMIT}
  *       (one round trip); each waiter listens on a connection of its own and, woken, claims with the
  *       lock's {@code SKIP LOCKED} statement, then takes the token; a waiter that finds the row taken
@@ -58,7 +62,7 @@ import org.postgresql.core.QueryExecutor;
  *
  * <p>Arguments: {@code [--rounds N]} (default 5), {@code [--seconds S]} per variant and round
  * (default 2), {@code [--hold-ms MS]} (default 2), {@code [--waiters 1,50]}, {@code [--variants
- * rowlock,rowlock_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
+ * rowlock,rowlock_token,advisory_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
  * target/benchmarks/postgres-wakeup.json}). Run with {@code ./distlock bench PostgresWakeUpBench
  * [args]}.
  */
@@ -67,6 +71,15 @@ public final class PostgresWakeUpBench {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final String LOCK = "l";
     private static final String CHANNEL = "distlock_bench";
+    /**
+     * The {@code advisory_token} variant's wait: waiters queue on a transaction-scoped advisory lock
+     * of the name's 64-bit hash (PostgreSQL's lock manager grants it to one waiter on release), and
+     * only the one holding it waits on the row lock.
+     */
+    private static final String ADVISORY_WAIT_SQL = "SELECT set_config('lock_timeout', '1000', true),"
+            + " pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,"
+            + " set_config('idle_in_transaction_session_timeout', '30000', true)"
+            + " FROM " + PostgresLockOptions.DEFAULT_TABLE + " WHERE name = ? FOR UPDATE";
 
     private PostgresWakeUpBench() {}
 
@@ -86,7 +99,7 @@ public final class PostgresWakeUpBench {
         double seconds = 2;
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(2);
         List<Integer> waiterCounts = List.of(1, 50);
-        List<String> variants = List.of("rowlock", "rowlock_token", "notify_token", "provider");
+        List<String> variants = List.of("rowlock", "rowlock_token", "advisory_token", "notify_token", "provider");
         Path file = Path.of("target", "benchmarks", "postgres-wakeup.json");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -150,8 +163,9 @@ public final class PostgresWakeUpBench {
 
     private static Client client(PostgresServer pg, String variant) throws SQLException {
         return switch (variant) {
-            case "rowlock" -> new RowLockClient(pg, false);
-            case "rowlock_token" -> new RowLockClient(pg, true);
+            case "rowlock" -> new RowLockClient(pg, false, false);
+            case "rowlock_token" -> new RowLockClient(pg, true, false);
+            case "advisory_token" -> new RowLockClient(pg, true, true);
             case "notify_token" -> new NotifyClient(pg);
             case "provider" -> new ProviderClient(pg);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
@@ -253,11 +267,16 @@ public final class PostgresWakeUpBench {
         private final PreparedStatement wait;
         private final PreparedStatement token;
 
-        RowLockClient(PostgresServer pg, boolean token) throws SQLException {
+        RowLockClient(PostgresServer pg, boolean token, boolean advisoryQueue) throws SQLException {
             lock = pg.connect();
             lock.setAutoCommit(false);
-            wait = lock.prepareStatement(SQL.waitSql());
-            SQL.bindWait(wait, LOCK, LEASE, 1000);
+            if (advisoryQueue) {
+                wait = lock.prepareStatement(ADVISORY_WAIT_SQL);
+                wait.setString(1, LOCK);
+            } else {
+                wait = lock.prepareStatement(SQL.waitSql());
+                SQL.bindWait(wait, LOCK, LEASE, 1000);
+            }
             tokens = token ? pg.connect() : null;
             this.token = token ? tokens.prepareStatement(SQL.tokenSql()) : null;
         }
