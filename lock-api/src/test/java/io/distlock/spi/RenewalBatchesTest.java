@@ -41,6 +41,10 @@ class RenewalBatchesTest {
         final AtomicInteger renewed = new AtomicInteger();
         final Set<String> gone = ConcurrentHashMap.newKeySet();
         final AtomicReference<RuntimeException> failWith = new AtomicReference<>();
+        /** Calls still to fail with {@link #failWith} before it is cleared (0: until cleared by hand). */
+        final AtomicInteger failCalls = new AtomicInteger();
+        /** Calls still to answer with one outcome too few. */
+        final AtomicInteger shortCalls = new AtomicInteger();
 
         @Override
         public String backend() {
@@ -63,7 +67,16 @@ class RenewalBatchesTest {
                 calls.incrementAndGet();
                 RuntimeException failure = failWith.get();
                 if (failure != null) {
+                    if (failCalls.get() > 0 && failCalls.decrementAndGet() == 0) {
+                        failWith.set(null);
+                    }
                     throw failure;
+                }
+                if (shortCalls.get() > 0) {
+                    shortCalls.decrementAndGet();
+                    return new ArrayList<>(due.subList(0, due.size() - 1).stream()
+                            .map(h -> RenewalOutcome.RENEWED)
+                            .toList());
                 }
                 List<RenewalOutcome> outcomes = new ArrayList<>();
                 for (HeldLock h : due) {
@@ -214,6 +227,124 @@ class RenewalBatchesTest {
             assertThat(cause).hasMessageContaining("validity deadline passed");
             assertThat(Duration.ofNanos(System.nanoTime() - failingFrom)).isLessThan(LEASE.plusMillis(300));
             assertThat(b.lost().toCompletableFuture().get(1, TimeUnit.SECONDS)).isNotNull();
+        } finally {
+            engine.close();
+        }
+    }
+
+    /** A renewal a grid of 100 from origin 7: due times land on the grid, a first one on half of it. */
+    @Test
+    void dueAt_roundsDownToTheSharedGrid_andAFirstRenewalToHalfOfIt() {
+        RenewalBatches b = new RenewalBatches(null, null, 7, 100);
+        assertThat(b.dueAt(7, 100, false)).isEqualTo(107);
+        assertThat(b.dueAt(37, 100, false)).isEqualTo(107); // 137 rounded down to the grid
+        assertThat(b.dueAt(67, 100, false)).isEqualTo(107);
+        assertThat(b.dueAt(67, 100, true)).isEqualTo(157); // half the grid for a first renewal
+        assertThat(b.dueAt(37, 100, true)).isEqualTo(107);
+        // a lease whose interval is shorter than the grid: a power-of-two fraction of it (25 for 30)
+        assertThat(b.dueAt(7, 30, false)).isEqualTo(32);
+        assertThat(b.dueAt(60, 30, false)).isEqualTo(82);
+        // a longer interval keeps the grid itself
+        assertThat(b.dueAt(7, 400, false)).isEqualTo(407);
+        assertThat(b.dueAt(57, 400, false)).isEqualTo(407);
+        // never later than the interval asks, never more than one grid step earlier
+        for (long now = 0; now < 500; now += 13) {
+            long due = b.dueAt(now, 100, false);
+            assertThat(due).isBetween(now + 1, now + 100);
+            assertThat(Math.floorMod(due - 7, 100)).isZero();
+        }
+        assertThat(b.dueAt(Long.MAX_VALUE - 10, 100, false)).isEqualTo(Deadlines.NEVER);
+    }
+
+    /**
+     * One failed batch is a failed renewal for each of its leases, not the end of their renewals: the
+     * next tick renews them, and they stay held past the deadline of the failed tick.
+     */
+    @Test
+    void renewal_oneBatchFails_theNextTickRenewsEveryLeaseAgain() throws Exception {
+        BatchingDriver driver = new BatchingDriver();
+        LockEngine engine =
+                LockEngine.create(driver, LockOptions.builder().leaseTime(LEASE).build());
+        try (CapturingSlf4jProvider.Capture capture = CapturingSlf4jProvider.capture()) {
+            Lease a = engine.lock("a").tryAcquire().orElseThrow();
+            Lease b = engine.lock("b").tryAcquire().orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.calls.get() > 0);
+            driver.failCalls.set(1);
+            driver.failWith.set(new BackendUnavailableException("down once", "a", "batching", null));
+            int failedAt = driver.calls.get() + 1;
+            // the failed call, then more calls than a lease lasts (600 ms at one call per 200 ms)
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.calls.get() >= failedAt + 4);
+
+            assertThat(a.isValid()).as("a, renewed after the failed batch").isTrue();
+            assertThat(b.isValid()).as("b, renewed after the failed batch").isTrue();
+            assertThat(driver.renewed.get()).isGreaterThanOrEqualTo(2 * 4);
+            // a failed batch is the driver's answer, handled: no renewal task failed on the watchdog
+            assertThat(capture.events()).noneMatch(e -> e.name().equals(LogEvents.TIMER_TASK_FAILED));
+        } finally {
+            engine.close();
+        }
+    }
+
+    /**
+     * A driver whose batch answers with the wrong number of outcomes: every lease of that batch counts
+     * it as a failed renewal (none is taken for renewed or gone), and the next tick renews them again.
+     */
+    @Test
+    void renewal_batchAnswersWithTooFewOutcomes_isAFailedRenewalForEach_andRenewalGoesOn() throws Exception {
+        BatchingDriver driver = new BatchingDriver();
+        LockEngine engine =
+                LockEngine.create(driver, LockOptions.builder().leaseTime(LEASE).build());
+        try {
+            Lease a = engine.lock("a").tryAcquire().orElseThrow();
+            Lease b = engine.lock("b").tryAcquire().orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.calls.get() > 0);
+            int renewedBefore = driver.renewed.get();
+            int shortAt;
+            try (CapturingSlf4jProvider.Capture capture = CapturingSlf4jProvider.capture()) {
+                driver.shortCalls.set(1);
+                shortAt = driver.calls.get() + 1;
+                await().atMost(Duration.ofSeconds(5)).until(() -> driver.shortCalls.get() == 0);
+                // the driver's answer is named in one warning
+                CapturingSlf4jProvider.Event warned = await().atMost(Duration.ofSeconds(5))
+                        .until(
+                                () -> capture.events().stream()
+                                        .filter(e -> e.name().equals(LogEvents.TIMER_TASK_FAILED))
+                                        .findFirst(),
+                                java.util.Optional::isPresent)
+                        .orElseThrow();
+                assertThat(warned.level()).isEqualTo(org.slf4j.event.Level.WARN);
+                // both leases in one tick (1 for 2), or the tick had only one of them (0 for 1)
+                assertThat(warned.error().getMessage())
+                        .isIn(
+                                "the driver's batch renewal returned 1 outcomes for 2 locks",
+                                "the driver's batch renewal returned 0 outcomes for 1 locks");
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> driver.calls.get() >= shortAt + 4);
+
+            assertThat(a.isValid()).isTrue();
+            assertThat(b.isValid()).isTrue();
+            assertThat(driver.renewed.get() - renewedBefore).isGreaterThanOrEqualTo(2 * 4);
+        } finally {
+            engine.close();
+        }
+    }
+
+    /** A batch that keeps failing: each lease is lost at its own deadline, never renewed in between. */
+    @Test
+    void renewal_batchKeepsAnsweringTooFewOutcomes_leasesAreLostAtTheirDeadline() throws Exception {
+        BatchingDriver driver = new BatchingDriver();
+        LockEngine engine =
+                LockEngine.create(driver, LockOptions.builder().leaseTime(LEASE).build());
+        try {
+            Lease a = engine.lock("a").tryAcquire().orElseThrow();
+            driver.shortCalls.set(Integer.MAX_VALUE);
+            long from = System.nanoTime();
+
+            LeaseLostException cause = a.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+            assertThat(cause).hasMessageContaining("validity deadline passed");
+            assertThat(Duration.ofNanos(System.nanoTime() - from)).isLessThan(LEASE.plusMillis(300));
+            assertThat(driver.renewed.get()).isZero();
         } finally {
             engine.close();
         }
