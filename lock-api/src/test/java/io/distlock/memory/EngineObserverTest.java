@@ -189,6 +189,19 @@ class EngineObserverTest {
         assertThat(events).endsWith("released downAtRelease PT5S false");
     }
 
+    /** A delayed release the server cannot take: the caller sees the outage, the observer an invalid release. */
+    @Test
+    void releaseAfter_serverDown_throws_andReportsAnInvalidRelease() {
+        Lease lease = client().lock("downAtReleaseAfter").tryAcquire().orElseThrow();
+        now.addAndGet(Duration.ofSeconds(5).toNanos());
+        server.setAvailable(false);
+
+        assertThatThrownBy(() -> lease.releaseAfter(Duration.ofSeconds(30)))
+                .isInstanceOf(BackendUnavailableException.class);
+
+        assertThat(events).endsWith("released downAtReleaseAfter PT5S false");
+    }
+
     @Test
     void tryAcquire_serverDown_failedWithTheOutage() {
         server.setAvailable(false);
