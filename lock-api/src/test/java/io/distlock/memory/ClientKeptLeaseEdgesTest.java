@@ -1,6 +1,7 @@
 package io.distlock.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
 import io.distlock.LockOptions;
@@ -140,5 +141,33 @@ class ClientKeptLeaseEdgesTest {
         assertThat(lease.releaseAfter(Duration.ofSeconds(1)))
                 .as("already released")
                 .isFalse();
+    }
+
+    /**
+     * A renewal that fails during the delay of a delayed release, while the lease is still valid, does
+     * not end the delay: the next renewal keeps the lock, and it is freed when the delay is over.
+     */
+    @Test
+    void releaseAfter_aRenewalFailsDuringTheDelay_theLockIsStillKeptToTheEndOfTheDelay() throws Exception {
+        EngineKeptDriver kept = new EngineKeptDriver(server, RenewalMode.WATCHDOG, 0);
+        LockProvider a = LockEngine.create(
+                kept, LockOptions.builder().leaseTime(Duration.ofMillis(1_200)).build());
+        clients.add(a);
+        LockProvider b = client(RenewalMode.WATCHDOG, 0, LockOptions.builder());
+        Lease lease = a.lock("kept-through-a-failure").tryAcquire().orElseThrow();
+        assertThat(lease.releaseAfter(Duration.ofMillis(3_000))).isTrue();
+        long start = System.nanoTime();
+
+        server.setAvailable(false);
+        int before = kept.renewCalls.get();
+        await().atMost(Duration.ofSeconds(2)).until(() -> kept.renewCalls.get() > before); // one failed
+        server.setAvailable(true);
+
+        assertThat(b.lock("kept-through-a-failure").tryAcquire(Duration.ofMillis(1_800)))
+                .as("taken past its 1.2 s time to live: renewed through the delay after the failure")
+                .isEmpty();
+        assertThat(b.lock("kept-through-a-failure").tryAcquire(Duration.ofSeconds(5)))
+                .isPresent();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(1_800);
     }
 }

@@ -24,6 +24,8 @@ final class EngineKeptDriver implements LockDriver {
     private final RenewalMode mode;
     private final long driverValidityNanos;
     private volatile boolean closed;
+    /** Renewal requests sent so far (answered or failed). */
+    final java.util.concurrent.atomic.AtomicInteger renewCalls = new java.util.concurrent.atomic.AtomicInteger();
 
     EngineKeptDriver(MemoryLockServer server, RenewalMode mode, long driverValidityNanos) {
         this.server = server;
@@ -84,6 +86,7 @@ final class EngineKeptDriver implements LockDriver {
 
                     @Override
                     public boolean renew() {
+                        renewCalls.incrementAndGet();
                         long renewSentAt = ctx.ticker().read();
                         boolean ok = server.renew(ctx.lockName(), owner, ttl);
                         if (ok) {
