@@ -1,9 +1,11 @@
 package io.distlock.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.Lease;
+import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
 import io.distlock.spi.Deadlines;
@@ -169,5 +171,51 @@ class ClientKeptLeaseEdgesTest {
         assertThat(b.lock("kept-through-a-failure").tryAcquire(Duration.ofSeconds(5)))
                 .isPresent();
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(1_800);
+    }
+
+    /**
+     * {@code checkValid()} past the validity deadline, before any timer noticed: it marks the lease
+     * lost itself (its {@code lost()} stage completes) and says why, not "released".
+     */
+    @Test
+    void checkValid_pastTheDeadlineBeforeTheTimerNoticed_marksTheLeaseLostAndSaysWhy() {
+        LockProvider a = client(
+                RenewalMode.WATCHDOG,
+                0,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMinutes(1))
+                        .autoRenew(false)
+                        .ticker(now::get));
+        Lease lease = a.lock("checked").tryAcquire().orElseThrow();
+        lease.checkValid(); // valid: no exception
+        now.addAndGet(Duration.ofMinutes(2).toNanos());
+
+        assertThatThrownBy(lease::checkValid)
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("validity deadline passed");
+        assertThat(lease.lost().toCompletableFuture())
+                .isCompletedWithValueMatching(e -> e.getMessage().contains("validity deadline passed"));
+    }
+
+    /**
+     * A lease the watchdog does not renew, on a driver whose locks live as long as the client says:
+     * an extension to a shorter lease time is kept by the engine, and the lease ends there.
+     */
+    @Test
+    void extend_watchdogLeaseWithoutRenewal_shorterLeaseTime_theEngineEndsTheLeaseThere() {
+        LockProvider a = client(
+                RenewalMode.WATCHDOG,
+                0,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMinutes(1))
+                        .autoRenew(false)
+                        .ticker(now::get));
+        Lease lease = a.lock("shortened").tryAcquire().orElseThrow();
+
+        lease.extend(Duration.ofSeconds(30));
+
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofSeconds(30));
+        now.addAndGet(Duration.ofSeconds(45).toNanos());
+        assertThat(lease.isValid()).as("45 s after an extension to 30 s").isFalse();
     }
 }
