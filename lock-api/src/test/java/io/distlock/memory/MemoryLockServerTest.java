@@ -120,6 +120,18 @@ class MemoryLockServerTest {
     }
 
     @Test
+    void trackedLocks_countsHeldLocksOnly_releasedAndExpiredOnesAreDropped() {
+        assertThat(server.trackedLocks()).isZero();
+        server.tryAcquire("x", "a", 1_000);
+        server.tryAcquire("y", "a", 2_000);
+        assertThat(server.trackedLocks()).isEqualTo(2);
+        server.release("x", "a");
+        assertThat(server.trackedLocks()).isEqualTo(1);
+        now.addAndGet(2_000); // y's time to live runs out
+        assertThat(server.trackedLocks()).isZero();
+    }
+
+    @Test
     void named_aNameNotSeenBefore_createsAServer_thenAlwaysThatOne() {
         String name = "server-test-" + UUID.randomUUID();
         MemoryLockServer s = MemoryLockServer.named(name);
