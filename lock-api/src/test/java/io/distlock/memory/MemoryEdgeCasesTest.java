@@ -104,6 +104,48 @@ class MemoryEdgeCasesTest {
         assertThat(Deadlines.after(1, Duration.ofNanos(2))).isEqualTo(3);
     }
 
+    /** A wait too long for a long of nanoseconds is a wait without a limit, not no wait at all. */
+    @Test
+    void tryAcquire_aWaitBeyondALongOfNanoseconds_waitsUntilTheRelease() throws Exception {
+        MemoryLockServer server = MemoryLockServer.create();
+        try (MemoryLockProvider a = MemoryLockProvider.builder().server(server).build();
+                MemoryLockProvider b =
+                        MemoryLockProvider.builder().server(server).build()) {
+            Lease held = a.lock("long-wait").tryAcquire().orElseThrow();
+            CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    result.complete(b.lock("long-wait").tryAcquire(Duration.ofSeconds(Long.MAX_VALUE)));
+                } catch (InterruptedException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+            waiter.start();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> waiter.getState() == Thread.State.TIMED_WAITING
+                            || waiter.getState() == Thread.State.WAITING
+                            || result.isDone());
+            assertThat(result).as("returned while the lock was still held").isNotDone();
+            held.release();
+            assertThat(result.get(5, TimeUnit.SECONDS)).isPresent();
+        }
+    }
+
+    /** A lock the server expired early (before the client noticed) is not the holder's to release. */
+    @Test
+    void release_ofALockTheServerExpiredEarly_answersFalse() {
+        MemoryLockServer server = MemoryLockServer.create();
+        try (MemoryLockProvider a = MemoryLockProvider.builder().server(server).build()) {
+            Lease lease = a.lock("expired-early").tryAcquire().orElseThrow();
+            assertThat(server.expire("expired-early")).isTrue();
+
+            assertThat(lease.release())
+                    .as("release of a lock the server no longer gives this owner")
+                    .isFalse();
+        }
+    }
+
     @Test
     void lockAdapter_secondTryLockOfTheHoldingThread_rejected() throws Exception {
         try (MemoryLockProvider a = MemoryLockProvider.create();
