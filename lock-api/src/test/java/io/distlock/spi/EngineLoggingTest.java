@@ -332,6 +332,47 @@ class EngineLoggingTest {
         assertThat(warned.keyValues()).containsEntry(LogEvents.BACKEND, "scripted");
     }
 
+    /**
+     * A close from an interrupted thread while a renewal is stuck in the driver: it does not sit out
+     * the 5 s wait for the engine's threads, and the caller's interrupt flag is still set after it.
+     */
+    @Test
+    void close_interruptedWhileTheWatchdogIsStuck_returnsAtOnceAndKeepsTheFlag() throws Exception {
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
+        LockEngine engine = LockEngine.create(
+                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
+        try {
+            engine.lock("stuck").tryAcquire().orElseThrow();
+            driver.onRenewOrRelease = () -> {
+                if (Thread.currentThread().getName().contains("watchdog")) {
+                    stuck.countDown();
+                    try {
+                        gate.await(); // a renewal that does not come back until the test ends
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            Thread.currentThread().interrupt();
+            try {
+                engine.close();
+                assertThat(Thread.currentThread().isInterrupted())
+                        .as("the caller's interrupt flag")
+                        .isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+        } finally {
+            gate.countDown();
+        }
+    }
+
     @Test
     void close_calledWithTheInterruptFlagSet_keepsTheFlag() {
         LockEngine engine = LockEngine.create(failingCloseDriver(), LockOptions.defaults());
