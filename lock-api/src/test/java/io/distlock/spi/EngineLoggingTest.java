@@ -301,25 +301,9 @@ class EngineLoggingTest {
 
     @Test
     void close_renewalStuckInTheDriver_warnsThatTheEngineThreadsStillRun() throws Exception {
-        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        ScriptedDriver driver = new ScriptedDriver(null);
-        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
-        LockEngine engine = LockEngine.create(
-                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
         try {
-            engine.lock("stuck").tryAcquire().orElseThrow();
-            driver.onRenewOrRelease = () -> {
-                if (Thread.currentThread().getName().contains("watchdog")) {
-                    stuck.countDown();
-                    try {
-                        gate.await(); // a renewal that never comes back
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            };
-            assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+            LockEngine engine = engineWithAStuckWatchdog(gate);
             engine.close(); // waits 5 s for the watchdog thread, then warns
         } finally {
             gate.countDown();
@@ -338,25 +322,9 @@ class EngineLoggingTest {
      */
     @Test
     void close_interruptedWhileTheWatchdogIsStuck_returnsAtOnceAndKeepsTheFlag() throws Exception {
-        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        ScriptedDriver driver = new ScriptedDriver(null);
-        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
-        LockEngine engine = LockEngine.create(
-                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
         try {
-            engine.lock("stuck").tryAcquire().orElseThrow();
-            driver.onRenewOrRelease = () -> {
-                if (Thread.currentThread().getName().contains("watchdog")) {
-                    stuck.countDown();
-                    try {
-                        gate.await(); // a renewal that does not come back until the test ends
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            };
-            assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+            LockEngine engine = engineWithAStuckWatchdog(gate);
             long start = System.nanoTime();
             Thread.currentThread().interrupt();
             try {
@@ -371,6 +339,32 @@ class EngineLoggingTest {
         } finally {
             gate.countDown();
         }
+    }
+
+    /**
+     * An engine holding one lease whose renewal is stuck in the driver on the watchdog thread until
+     * {@code gate} opens (a renewal that does not come back while the test runs).
+     */
+    private static LockEngine engineWithAStuckWatchdog(java.util.concurrent.CountDownLatch gate)
+            throws InterruptedException {
+        java.util.concurrent.CountDownLatch stuck = new java.util.concurrent.CountDownLatch(1);
+        ScriptedDriver driver = new ScriptedDriver(null);
+        driver.answer.set(ctx -> java.util.Optional.of(driver.held(ctx)));
+        LockEngine engine = LockEngine.create(
+                driver, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
+        engine.lock("stuck").tryAcquire().orElseThrow();
+        driver.onRenewOrRelease = () -> {
+            if (Thread.currentThread().getName().contains("watchdog")) {
+                stuck.countDown();
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+        return engine;
     }
 
     @Test

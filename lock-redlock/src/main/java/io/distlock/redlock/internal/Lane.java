@@ -37,9 +37,11 @@ final class Lane implements Executor {
     /** Threads running a request (read without the lock by {@link #allBusy()}). */
     private volatile int busy;
 
-    /** Set under {@link #lock}; read without it by parked threads. */
-    private volatile boolean shutdown;
-    /** No new requests; queued and running ones still run ({@link #shutdown()}). Like {@link #shutdown}. */
+    private boolean shutdown; // guarded by lock
+    /**
+     * No new requests; queued and running ones still run ({@link #shutdown()}). Set under {@link
+     * #lock}; parked threads also read it without the lock.
+     */
     private volatile boolean draining;
 
     Lane(String namePrefix, int maxThreads, int capacity, long idleNanos) {

@@ -381,7 +381,6 @@ final class Node implements AutoCloseable {
 
     @Override
     public void close() {
-        stopTakingReleases();
         closeBy(System.nanoTime() + releaseGraceNanos);
     }
 
