@@ -1,6 +1,7 @@
 package io.distlock.tck;
 
 import static io.distlock.tck.TckSupport.POLL;
+import static io.distlock.tck.TckSupport.holdsThroughout;
 import static io.distlock.tck.TckSupport.present;
 import static io.distlock.tck.TckSupport.since;
 import static io.distlock.tck.TckSupport.tryOnce;
@@ -98,15 +99,16 @@ public interface LeaseControlRules extends RuleGroup {
         Lease held =
                 present(a.lock(name).withLeaseTime(lease).withAutoRenew(false).tryAcquire(), "TCK-13.2: tryAcquire");
         held.extend(lease.multipliedBy(4));
+        long extended = System.nanoTime();
         assertThat(held.remainingValidity())
                 .as("TCK-13.2: remaining validity after extend(%s)", lease.multipliedBy(4))
                 .isGreaterThan(lease.multipliedBy(2));
         Duration beyond = lease.multipliedBy(2);
-        await("TCK-13.2: the extended lease stays valid and exclusive for " + beyond + " (twice its lease time)")
-                .during(beyond)
-                .atMost(beyond.plus(tck.slack()))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> held.isValid() && tryOnce(b, name));
+        holdsThroughout(
+                "TCK-13.2: the extended lease stays valid and exclusive for " + beyond + " (twice its lease time)",
+                extended,
+                beyond,
+                () -> held.isValid() && tryOnce(b, name));
         assertThat(held.release())
                 .as("TCK-13.2: release() of the extended lease")
                 .isTrue();
@@ -190,11 +192,8 @@ public interface LeaseControlRules extends RuleGroup {
         if (early.isNegative() || early.isZero()) {
             early = delay.dividedBy(2);
         }
-        await("TCK-13.4: the lock stays taken for most of the delay " + delay)
-                .during(early.minus(since(t0)))
-                .atMost(early.plus(tck.slack()))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> tryOnce(b, name));
+        holdsThroughout(
+                "TCK-13.4: the lock stays taken for most of the delay " + delay, t0, early, () -> tryOnce(b, name));
         Optional<Lease> next = b.lock(name).tryAcquire(delay.plus(tck.slack().multipliedBy(2)));
         present(next, "TCK-13.4: another client's tryAcquire after the delay");
         assertThat(since(t0))
@@ -236,11 +235,11 @@ public interface LeaseControlRules extends RuleGroup {
             if (early.compareTo(tck.shortLease()) < 0) {
                 early = tck.shortLease();
             }
-            await("TCK-13.5 (SERVER): the lock stays taken after the holder crashed, for most of the delay " + delay)
-                    .during(early.minus(since(t0)))
-                    .atMost(early.plus(tck.slack()))
-                    .pollInterval(Duration.ofMillis(50))
-                    .until(() -> tryOnce(b, name));
+            holdsThroughout(
+                    "TCK-13.5 (SERVER): the lock stays taken after the holder crashed, for most of the delay " + delay,
+                    t0,
+                    early,
+                    () -> tryOnce(b, name));
             present(
                     b.lock(name).tryAcquire(delay.plus(tck.slack().multipliedBy(2))),
                     "TCK-13.5 (SERVER): another client's tryAcquire after the delay");

@@ -22,6 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
@@ -40,6 +42,8 @@ public final class TckSupport {
     static final Duration LONG_WAIT = Duration.ofSeconds(30);
     /** Poll interval for conditions a rule awaits. */
     static final Duration POLL = Duration.ofMillis(20);
+
+    private static final Duration CHECK_EVERY = Duration.ofMillis(50);
     /**
      * How late a reply-delayed client's replies arrive (TCK-1.8, TCK-2.5): far above a loopback round
      * trip and the default safety margin of a short lease, far below the 30 s default lease.
@@ -302,6 +306,28 @@ public final class TckSupport {
 
     static Duration since(long t0) {
         return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    /**
+     * Checks {@code condition} every 50 ms until {@code window} has passed since {@code
+     * t0} (the last check starts at or after that point) and fails at the first check that finds it
+     * false. A slow check — a loaded machine, a distant server — means fewer checks, never a
+     * failure: a rule that uses this states that the condition holds throughout the window, not how
+     * fast the backend answers.
+     */
+    static void holdsThroughout(String what, long t0, Duration window, BooleanSupplier condition) {
+        long end = t0 + window.toNanos();
+        for (int check = 1; ; check++) {
+            long at = System.nanoTime();
+            if (!condition.getAsBoolean()) {
+                fail(what + ": false at check " + check + ", " + TimeUnit.NANOSECONDS.toMillis(at - t0) + " ms into "
+                        + window);
+            }
+            if (at - end >= 0) {
+                return;
+            }
+            LockSupport.parkNanos(Math.min(CHECK_EVERY.toNanos(), end - System.nanoTime()));
+        }
     }
 
     /** The live threads whose names start with {@code distlock-}. */
