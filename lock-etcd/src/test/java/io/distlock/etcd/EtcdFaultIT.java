@@ -8,6 +8,7 @@ import io.distlock.Lease;
 import io.distlock.LeaseLostException;
 import io.distlock.LockOptions;
 import io.distlock.TimeoutOptions;
+import io.distlock.testing.faults.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -29,14 +30,25 @@ class EtcdFaultIT {
     }
 
     private EtcdLockProvider client(Duration leaseTime) {
+        return client(server.endpoint(), leaseTime);
+    }
+
+    private static EtcdLockProvider client(String endpoint, Duration leaseTime) {
         return EtcdLockProvider.builder()
-                .endpoints(server.endpoint())
+                .endpoints(endpoint)
                 .options(EtcdLockOptions.builder()
                         .timeouts(TimeoutOptions.of(Duration.ofSeconds(2)))
                         .build())
                 .lockOptions(
                         LockOptions.defaults().mutate().leaseTime(leaseTime).build())
                 .build();
+    }
+
+    /** A TCP proxy in front of {@code server}. */
+    private static TcpProxy proxyTo(EtcdTestServer server) {
+        String hostPort = server.endpoint().replace("http://", "");
+        int colon = hostPort.lastIndexOf(':');
+        return TcpProxy.start(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     }
 
     @Test
@@ -119,11 +131,33 @@ class EtcdFaultIT {
     }
 
     @Test
+    void releaseAfterTheLeaseRanOut_returnsOnceTheClientsRevokeFreedTheLock() throws Exception {
+        // A handle lease without renewal hangs on a lease of its own (TTL rounded up to 3 s), which
+        // the client revokes when its 2.5 s run out. A release() after that loss returns only once
+        // that revoke was answered: the lock is free when it returns, long before the server's TTL
+        // would have freed it. The proxy delays the holder's traffic by 150 ms each way.
+        try (TcpProxy proxy = proxyTo(server);
+                EtcdLockProvider a = client("http://" + proxy.address(), Duration.ofSeconds(10));
+                EtcdLockProvider b = client(Duration.ofSeconds(10))) {
+            b.lock("warm").tryAcquire().orElseThrow().release();
+            Lease held = a.lock("ran-out")
+                    .withLeaseTime(Duration.ofMillis(2_500))
+                    .withAutoRenew(false)
+                    .acquire();
+            proxy.setLatency(Duration.ofMillis(150));
+            held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(held.release()).as("release() of a lease that ran out").isFalse();
+            assertThat(b.lock("ran-out").tryAcquire())
+                    .as("another client's tryAcquire right after release() returned")
+                    .isPresent()
+                    .get()
+                    .satisfies(l -> assertThat(l.release()).isTrue());
+        }
+    }
+
+    @Test
     void keepaliveTrafficCutByProxy_lostByDeadline_beforeServerExpiresLease() throws Exception {
-        String hostPort = server.endpoint().replace("http://", "");
-        int colon = hostPort.lastIndexOf(':');
-        try (io.distlock.testing.faults.TcpProxy proxy = io.distlock.testing.faults.TcpProxy.start(
-                        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        try (TcpProxy proxy = proxyTo(server);
                 io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()
                         .endpoints(server.endpoint())
                         .build();
@@ -139,7 +173,7 @@ class EtcdFaultIT {
                         .build()) {
             Lease held = a.lock("cut").acquire();
             long deadline = System.nanoTime() + held.remainingValidity().toNanos();
-            proxy.blackhole(io.distlock.testing.faults.TcpProxy.Direction.BOTH);
+            proxy.blackhole(TcpProxy.Direction.BOTH);
             try {
                 held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
                 long lateMs = (System.nanoTime() - deadline) / 1_000_000;

@@ -96,6 +96,8 @@ final class EtcdHeld implements HeldLock {
         if (!shared) {
             // revoking the key's own lease deletes the key (and nothing else): one round trip
             if (!l.alive()) {
+                // our side ended the lease (its time ran out) and revoked it: free when that is answered
+                l.awaitRevocation(driver.requestTimeoutNanos());
                 return false;
             }
             boolean existed = driver.leases().revokeLockLease(l, lockName, "release");

@@ -2,8 +2,12 @@ package io.distlock.etcd.internal;
 
 import java.util.BitSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One etcd lease: the provider's session lease shared by every key of a provider, kept alive by
@@ -27,6 +31,11 @@ final class Session {
     private volatile String deathReason;
     volatile ScheduledFuture<?> keepalive;
     volatile boolean keepaliveInFlight;
+    /**
+     * Completed once the revoke this client sent when the lease died was answered (or failed);
+     * {@code null} if the lease died without one. Set before the listeners are told.
+     */
+    private volatile CompletableFuture<Void> revocation;
     /** Key slots in use by attempts on this lease; see {@link #takeSlot()}. */
     private final BitSet slots = new BitSet(); // guarded by itself
 
@@ -107,10 +116,20 @@ final class Session {
 
     /** Marks the session dead; returns whether this call did it. Listeners are told outside any lock. */
     boolean die(String reason) {
+        return die(reason, null);
+    }
+
+    /**
+     * Marks the session dead, as {@link #die(String)}, with {@code revocation} as the revoke this
+     * client is about to send (completed by the caller once it is answered or has failed), which
+     * {@link #awaitRevocation} waits for.
+     */
+    boolean die(String reason, CompletableFuture<Void> revocation) {
         synchronized (this) {
             if (deathReason != null) {
                 return false;
             }
+            this.revocation = revocation;
             deathReason = reason;
         }
         stopKeepalive();
@@ -121,6 +140,25 @@ final class Session {
             }
         }
         return true;
+    }
+
+    /**
+     * Waits at most {@code nanos} for the revoke this client sent when the lease died, if it sent
+     * one: once that is answered, the lease's keys are gone from the server. Returns at once for a
+     * live lease or one that died without a revoke of ours; keeps the interrupt flag.
+     */
+    void awaitRevocation(long nanos) {
+        CompletableFuture<Void> r = revocation;
+        if (r == null) {
+            return;
+        }
+        try {
+            r.get(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // not answered in time: the lease (and its keys) ends with its TTL on the server
+        }
     }
 
     @Override

@@ -188,15 +188,33 @@ final class SessionLeases {
      * deleting its key; runs {@code afterGone} once the server confirmed the lease gone.
      */
     void revoke(Session s, String reason, Runnable afterGone) {
-        if (!s.die(reason)) {
+        CompletableFuture<Void> revoked = new CompletableFuture<>();
+        if (!s.die(reason, revoked)) {
             return;
         }
         log.debug("distlock.etcd.lease_ended lease={} reason={}", s.leaseHex, reason);
-        thread.within(kv.revoke(s.leaseId), requestTimeoutNanos).whenComplete((r, e) -> {
-            if (e == null || Rpc.isLeaseNotFound(e)) {
-                afterGone.run();
+        sendRevoke(s, revoked).whenComplete((r, e) -> {
+            try {
+                if (e == null || Rpc.isLeaseNotFound(e)) {
+                    afterGone.run();
+                }
+            } finally {
+                revoked.complete(null);
             }
         });
+    }
+
+    /**
+     * Sends the revoke of a lease that just died on our side; {@code revoked} (what {@link
+     * Session#awaitRevocation} waits for) is completed if it cannot be sent.
+     */
+    private CompletableFuture<?> sendRevoke(Session s, CompletableFuture<Void> revoked) {
+        try {
+            return thread.within(kv.revoke(s.leaseId), requestTimeoutNanos);
+        } catch (RuntimeException e) {
+            revoked.complete(null);
+            throw e;
+        }
     }
 
     /**
@@ -259,10 +277,11 @@ final class SessionLeases {
                 current = null;
             }
         }
-        if (s.die(reason)) {
+        CompletableFuture<Void> revoked = revoke && !closed ? new CompletableFuture<>() : null;
+        if (s.die(reason, revoked)) {
             log.debug("distlock.etcd.session_lost lease={} reason={}", s.leaseHex, reason);
-            if (revoke && !closed) {
-                thread.within(kv.revoke(s.leaseId), requestTimeoutNanos).exceptionally(t -> null);
+            if (revoked != null) {
+                sendRevoke(s, revoked).whenComplete((r, e) -> revoked.complete(null));
             }
         }
     }
