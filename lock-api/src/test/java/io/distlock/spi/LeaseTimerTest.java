@@ -55,6 +55,22 @@ class LeaseTimerTest {
     }
 
     @Test
+    void schedule_dueAtTheCurrentReading_runsWithoutTheClockMoving() throws Exception {
+        long frozen = 1_000_000_000L;
+        LeaseTimer stopped = new LeaseTimer("distlock-test-stopped-timer", "test", () -> frozen);
+        try {
+            CountDownLatch ran = new CountDownLatch(1);
+            stopped.schedule(frozen, ran::countDown);
+            assertThat(ran.await(5, TimeUnit.SECONDS))
+                    .as("a task due at the ticker's reading runs")
+                    .isTrue();
+        } finally {
+            stopped.close();
+            assertThat(stopped.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
     void schedule_dueBeforeThePlannedWakeUp_wakesTheThread() throws Exception {
         timer.schedule(in(60_000), () -> {});
         await().atMost(Duration.ofSeconds(5)).until(() -> timer.isSleeping()); // planned: in a minute
