@@ -42,7 +42,7 @@ public final class TckSupport {
     static final Duration LONG_WAIT = Duration.ofSeconds(30);
     /** Poll interval for conditions a rule awaits. */
     static final Duration POLL = Duration.ofMillis(20);
-
+    /** How often {@link #holdsThroughout} checks its condition. */
     private static final Duration CHECK_EVERY = Duration.ofMillis(50);
     /**
      * How late a reply-delayed client's replies arrive (TCK-1.8, TCK-2.5): far above a loopback round
@@ -309,8 +309,8 @@ public final class TckSupport {
     }
 
     /**
-     * Checks {@code condition} every 50 ms until {@code window} has passed since {@code
-     * t0} (the last check starts at or after that point) and fails at the first check that finds it
+     * Checks {@code condition} every {@link #CHECK_EVERY} until {@code window} has passed since
+     * {@code t0} (the last check starts at or after that point) and fails at the first check that finds it
      * false. A slow check — a loaded machine, a distant server — means fewer checks, never a
      * failure: a rule that uses this states that the condition holds throughout the window, not how
      * fast the backend answers.
