@@ -42,6 +42,17 @@ class ClientKeptLeaseEdgesTest {
         return p;
     }
 
+    /** A watchdog client with 1 min leases and no renewal, on the manual ticker. */
+    private LockProvider watchdogWithoutRenewal() {
+        return client(
+                RenewalMode.WATCHDOG,
+                0,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMinutes(1))
+                        .autoRenew(false)
+                        .ticker(now::get));
+    }
+
     /** A session client without renewal, on the manual ticker. */
     private LockProvider session(long driverValidityNanos, Duration leaseTime) {
         return client(
@@ -179,13 +190,7 @@ class ClientKeptLeaseEdgesTest {
      */
     @Test
     void checkValid_pastTheDeadlineBeforeTheTimerNoticed_marksTheLeaseLostAndSaysWhy() {
-        LockProvider a = client(
-                RenewalMode.WATCHDOG,
-                0,
-                LockOptions.builder()
-                        .leaseTime(Duration.ofMinutes(1))
-                        .autoRenew(false)
-                        .ticker(now::get));
+        LockProvider a = watchdogWithoutRenewal();
         Lease lease = a.lock("checked").tryAcquire().orElseThrow();
         lease.checkValid(); // valid: no exception
         now.addAndGet(Duration.ofMinutes(2).toNanos());
@@ -203,13 +208,7 @@ class ClientKeptLeaseEdgesTest {
      */
     @Test
     void extend_watchdogLeaseWithoutRenewal_shorterLeaseTime_theEngineEndsTheLeaseThere() {
-        LockProvider a = client(
-                RenewalMode.WATCHDOG,
-                0,
-                LockOptions.builder()
-                        .leaseTime(Duration.ofMinutes(1))
-                        .autoRenew(false)
-                        .ticker(now::get));
+        LockProvider a = watchdogWithoutRenewal();
         Lease lease = a.lock("shortened").tryAcquire().orElseThrow();
 
         lease.extend(Duration.ofSeconds(30));

@@ -34,14 +34,7 @@ class MemoryEdgeCasesTest {
             assertThat(server.expire("edge")).isFalse();
             a.lock("edge").tryAcquire().orElseThrow();
             CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    result.complete(b.lock("edge").tryAcquire(Duration.ofSeconds(20)));
-                } catch (InterruptedException e) {
-                    result.completeExceptionally(e);
-                }
-            });
-            waiter.start();
+            Thread waiter = waitInBackground(b, "edge", Duration.ofSeconds(20), result);
             org.awaitility.Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
@@ -113,14 +106,7 @@ class MemoryEdgeCasesTest {
                         MemoryLockProvider.builder().server(server).build()) {
             Lease held = a.lock("long-wait").tryAcquire().orElseThrow();
             CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    result.complete(b.lock("long-wait").tryAcquire(Duration.ofSeconds(Long.MAX_VALUE)));
-                } catch (InterruptedException e) {
-                    result.completeExceptionally(e);
-                }
-            });
-            waiter.start();
+            Thread waiter = waitInBackground(b, "long-wait", Duration.ofSeconds(Long.MAX_VALUE), result);
             org.awaitility.Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> waiter.getState() == Thread.State.TIMED_WAITING
@@ -214,5 +200,19 @@ class MemoryEdgeCasesTest {
             assertThat(waiter.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
             assertThat(held.release()).isTrue();
         }
+    }
+
+    /** Starts a thread whose {@code tryAcquire(wait)} of {@code name} completes {@code result}. */
+    private static Thread waitInBackground(
+            MemoryLockProvider client, String name, Duration wait, CompletableFuture<Optional<Lease>> result) {
+        Thread waiter = new Thread(() -> {
+            try {
+                result.complete(client.lock(name).tryAcquire(wait));
+            } catch (InterruptedException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        waiter.start();
+        return waiter;
     }
 }
