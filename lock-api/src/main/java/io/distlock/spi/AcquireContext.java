@@ -20,6 +20,10 @@ public final class AcquireContext {
     private final long validityNanos;
     /** The ticker reading at which the attempt's wait budget ends ({@link Deadlines#NEVER} for none). */
     private final long waitDeadlineNanos;
+    /** The latest {@link #acquiringRequestSent} reading; meaningful once {@link #requestReported}. */
+    private volatile long acquiringRequestSentAt;
+
+    private volatile boolean requestReported;
 
     AcquireContext(
             String lockName,
@@ -100,6 +104,32 @@ public final class AcquireContext {
             validity = Long.MAX_VALUE;
         }
         return Deadlines.after(sentAtNanos, Math.max(0, validity));
+    }
+
+    /**
+     * For a driver whose try sends other requests before the one that takes the lock (etcd grants
+     * a lease, then creates the key on it): the ticker reading just before the request that takes
+     * the lock was sent. The engine counts a lease time it keeps itself (a session backend's lock
+     * without renewal) and the hold time from the latest such reading of the try that got the
+     * lock, instead of from before the whole try. Never earlier than the try: a reading from an
+     * earlier try of the same attempt is ignored. Drivers that take the lock with their first
+     * request need not call it.
+     */
+    public void acquiringRequestSent(long sentAtNanos) {
+        acquiringRequestSentAt = sentAtNanos;
+        requestReported = true;
+    }
+
+    /**
+     * When the lock was asked for by a try that started at {@code triedAt}: the latest {@link
+     * #acquiringRequestSent} reading if it is later, else {@code triedAt}.
+     */
+    long acquiringRequestSentAt(long triedAt) {
+        if (!requestReported) {
+            return triedAt;
+        }
+        long sent = acquiringRequestSentAt;
+        return sent - triedAt > 0 ? sent : triedAt;
     }
 
     /**

@@ -104,11 +104,11 @@ final class EngineAcquisition {
                 }
                 if (held.isPresent()) {
                     HeldLock h = held.get();
-                    if (!Deadlines.passed(ticker, h.validUntilNanos())) {
+                    // held from the request that got it, not from the start of the wait: the hold
+                    // time reported to observers and maxHoldTime count holding, not waiting
+                    EngineLease lease = new EngineLease(engine, name, h, ctx, ctx.acquiringRequestSentAt(sentAt));
+                    if (!Deadlines.passed(ticker, lease.deadline())) {
                         acquired = true;
-                        // held from the request that got it, not from the start of the wait: the hold
-                        // time reported to observers and maxHoldTime count holding, not waiting
-                        EngineLease lease = new EngineLease(engine, name, h, ctx, sentAt);
                         engine.register(lease, relay);
                         if (observed) {
                             long waited = ticker.read() - start;
@@ -140,8 +140,8 @@ final class EngineAcquisition {
                     if (++lateReplies > 1) {
                         throw new BackendUnavailableException(
                                 "the server answered too slowly: the lock was acquired with no validity left"
-                                        + " (lease " + options.leaseTime() + ", safety margin "
-                                        + options.safetyMargin() + ")",
+                                        + " (lease " + ctx.options().leaseTime() + ", safety margin "
+                                        + ctx.options().safetyMargin() + ")",
                                 name,
                                 backend,
                                 null);

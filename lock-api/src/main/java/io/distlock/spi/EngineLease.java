@@ -85,7 +85,7 @@ final class EngineLease implements Lease {
     }
 
     /** The validity deadline: the driver's, or the engine's own if that comes first. */
-    private long deadline() {
+    long deadline() {
         long driver = held.validUntilNanos();
         long own = ownDeadline;
         if (own == Deadlines.NEVER) {

@@ -101,4 +101,16 @@ class LockEngineLateReplyTest {
             assertThat(driver.releases).hasValue(2);
         }
     }
+
+    @Test
+    void tryAcquire_persistentlyLateRepliesOnAHandleWithItsOwnLeaseTime_nameThatLeaseTime() {
+        SlowDriver driver = new SlowDriver(Integer.MAX_VALUE);
+        try (LockEngine engine = LockEngine.create(driver, LockOptions.defaults())) {
+            assertThatThrownBy(() -> engine.lock("x")
+                            .withLeaseTime(Duration.ofMillis(10))
+                            .tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("(lease PT0.01S, safety margin PT0.0021S)");
+        }
+    }
 }
