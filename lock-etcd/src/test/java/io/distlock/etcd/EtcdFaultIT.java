@@ -156,6 +156,36 @@ class EtcdFaultIT {
     }
 
     @Test
+    void handleLeaseWithoutRenewal_countsFromTheAcquiringTransactionNotTheGrant() throws Exception {
+        // A 1.5 s handle lease without renewal hangs on a lease of its own (TTL 2 s): one grant,
+        // then the transaction that takes the lock, each a 500 ms round trip through the proxy. The
+        // lock's time counts from the transaction (the server keeps the lease 2 s from the grant),
+        // so about 1.5 s - margin - 0.5 s is left when tryAcquire returns, not 1.5 s - margin - 1 s;
+        // and never more than the time left after the transaction's round trip.
+        try (TcpProxy proxy = proxyTo(server);
+                EtcdLockProvider a = client("http://" + proxy.address(), Duration.ofSeconds(10))) {
+            a.lock("warm").tryAcquire().orElseThrow().release();
+            proxy.setLatency(Duration.ofMillis(250));
+            Duration leaseTime = Duration.ofMillis(1_500);
+            Duration margin =
+                    LockOptions.defaults().mutate().leaseTime(leaseTime).build().safetyMargin();
+            Lease held = a.lock("counted")
+                    .withLeaseTime(leaseTime)
+                    .withAutoRenew(false)
+                    .tryAcquire()
+                    .orElseThrow();
+            Duration left = held.remainingValidity();
+            assertThat(left)
+                    .as("validity left after a grant and a transaction of 500 ms each")
+                    .isGreaterThan(leaseTime.minus(margin).minusMillis(500 + 300))
+                    .isLessThanOrEqualTo(leaseTime.minus(margin).minusMillis(500));
+            proxy.setLatency(Duration.ZERO);
+            held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(held.isValid()).isFalse();
+        }
+    }
+
+    @Test
     void keepaliveTrafficCutByProxy_lostByDeadline_beforeServerExpiresLease() throws Exception {
         try (TcpProxy proxy = proxyTo(server);
                 io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder()

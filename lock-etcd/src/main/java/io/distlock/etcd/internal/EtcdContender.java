@@ -110,6 +110,8 @@ final class EtcdContender implements Contender, Session.Listener {
                 s.listen(this);
             }
             ByteSequence ourKey = place.key();
+            long sent = driver.ticker().read();
+            ctx.acquiringRequestSent(sent);
             TxnResponse r;
             try {
                 r = driver.calls()
@@ -135,7 +137,7 @@ final class EtcdContender implements Contender, Session.Listener {
             }
             ByteSequence oldest = owner.getKvs().get(0).getKey();
             if (oldest.equals(ourKey)) {
-                return Optional.of(hold(s)); // our own key: no need to check its form
+                return Optional.of(hold(s, sent)); // our own key: no need to check its form
             }
             keys.checkNotForeign(oldest);
             if (created) {
@@ -148,7 +150,7 @@ final class EtcdContender implements Contender, Session.Listener {
                     return Optional.empty();
                 }
             }
-            Optional<HeldLock> listed = list(s, false);
+            Optional<HeldLock> listed = list(s, false, sent);
             if (listed != null) {
                 return listed;
             }
@@ -176,27 +178,28 @@ final class EtcdContender implements Contender, Session.Listener {
             return Optional.empty();
         }
         if (place.predecessorWasOldest()) {
-            return Optional.of(Optional.of(hold(s)));
+            return Optional.of(Optional.of(hold(s, 0 /* waited */)));
         }
         // In a queue the predecessor was usually the holder, so ours is now the oldest: a
         // serializable read (no consensus round) that shows our key alone proves it. A read from a
         // member that lags can only show more older keys, never fewer: it shows our key, so it is
         // at a revision after our key's creation, and no key older than ours can appear after that.
         // Anything else (older keys, our key missing) is asked again with a linearizable read.
-        Optional<HeldLock> quick = list(s, true);
+        Optional<HeldLock> quick = list(s, true, 0 /* waited */);
         if (quick != null && quick.isPresent()) {
             return Optional.of(quick);
         }
-        return Optional.ofNullable(list(s, false));
+        return Optional.ofNullable(list(s, false, 0 /* waited */));
     }
 
     /**
      * One range read ({@link Kv#keysUpTo}): our key and the two keys created last before it. Our
      * key alone: we hold the lock. Otherwise the first older key is our predecessor, and it is the
      * oldest key if there is no second one. Null if our key is gone (deleted by someone else, or
-     * re-made with a later revision): the caller makes it again with its transaction.
+     * re-made with a later revision): the caller makes it again with its transaction. {@code
+     * triedAt}: as for {@link #hold}.
      */
-    private Optional<HeldLock> list(Session s, boolean serializable) {
+    private Optional<HeldLock> list(Session s, boolean serializable, long triedAt) {
         GetResponse r = driver.calls()
                 .await(driver.kv().keysUpTo(keys, place.revision(), serializable), "predecessor read", lockName);
         List<KeyValue> kvs = r.getKvs();
@@ -207,7 +210,7 @@ final class EtcdContender implements Contender, Session.Listener {
             return null; // serializable: perhaps a lagging member; the caller asks again, linearizably
         }
         if (kvs.size() == 1) {
-            return Optional.of(hold(s));
+            return Optional.of(hold(s, triedAt));
         }
         if (serializable) {
             return Optional.empty(); // the caller asks again, linearizably
@@ -223,7 +226,12 @@ final class EtcdContender implements Contender, Session.Listener {
         return Optional.empty();
     }
 
-    private EtcdHeld hold(Session s) {
+    /**
+     * Our key holds the lock. {@code triedAt}: when the transaction of the try was sent; for an
+     * attempt that did not wait, a lock lease's time counts from then ({@link Session#countFrom}).
+     * After a wait it is ignored (the waiting key's lease was kept alive; one more keepalive follows).
+     */
+    private EtcdHeld hold(Session s, long triedAt) {
         EtcdHeld h = new EtcdHeld(
                 driver,
                 ctx,
@@ -241,6 +249,9 @@ final class EtcdContender implements Contender, Session.Listener {
         if (!s.alive()) {
             ctx.reportLost("session lease lost: " + s.deathReason(), null);
             return h;
+        }
+        if (ownLease && !waiting) {
+            s.countFrom(triedAt);
         }
         if (ownLease && !ctx.options().autoRenew()) {
             // the lock's own time, kept by the server: no keepalive from now on (one more if the

@@ -3,6 +3,7 @@ package io.distlock.etcd.internal;
 import io.distlock.LockOptions;
 import io.distlock.spi.Deadlines;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The terms of one etcd lease: the TTL it is granted with (whole seconds: etcd's unit), how long a
@@ -13,8 +14,11 @@ import java.time.Duration;
  *     a TTL below its minimum, about 1.5 × the election timeout, to that minimum)
  * @param validityNanos how long after a grant or keepalive was sent the lease is valid
  * @param keepaliveIntervalNanos how often a keepalive is sent; 0 for a lease nobody keeps alive
+ * @param ttlValidityNanos how long after a grant or keepalive was sent the server surely still keeps
+ *     the lease: the TTL less the safety margin of a lease that long (at least {@code
+ *     validityNanos})
  */
-record LeaseTerms(long ttlSeconds, long validityNanos, long keepaliveIntervalNanos) {
+record LeaseTerms(long ttlSeconds, long validityNanos, long keepaliveIntervalNanos, long ttlValidityNanos) {
     /** The largest TTL etcd grants (its {@code MaxLeaseTTL}, 9 × 10⁹ s). */
     private static final long MAX_TTL_SECONDS = 9_000_000_000L;
 
@@ -26,7 +30,13 @@ record LeaseTerms(long ttlSeconds, long validityNanos, long keepaliveIntervalNan
         Duration leaseTime = options.leaseTime();
         long validity = leaseTime.minus(options.safetyMargin()).toNanos();
         long interval = keepAlive ? Math.max(1_000_000L, (long) (leaseTime.toNanos() * options.renewalFraction())) : 0;
-        return new LeaseTerms(ttlSeconds(leaseTime), Math.max(0, validity), interval);
+        long ttl = ttlSeconds(leaseTime);
+        long ttlNanos = TimeUnit.SECONDS.toNanos(ttl);
+        long ttlValidity = ttlNanos
+                - (long) (ttlNanos * options.clockDriftFactor())
+                - options.minimumSafetyMargin().toNanos();
+        validity = Math.max(0, validity);
+        return new LeaseTerms(ttl, validity, interval, Math.max(validity, ttlValidity));
     }
 
     /**
@@ -40,7 +50,7 @@ record LeaseTerms(long ttlSeconds, long validityNanos, long keepaliveIntervalNan
         } catch (ArithmeticException tooLong) {
             nanos = Long.MAX_VALUE;
         }
-        return new LeaseTerms(ttlSeconds(delay), nanos, 0);
+        return new LeaseTerms(ttlSeconds(delay), nanos, 0, nanos);
     }
 
     /** {@code d} in whole seconds, rounded up: at least 1, at most etcd's largest TTL. */

@@ -1,5 +1,6 @@
 package io.distlock.etcd.internal;
 
+import io.distlock.spi.Deadlines;
 import java.util.BitSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,9 @@ final class Session {
     final LeaseTerms terms;
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private volatile long validUntil;
+    /** When the request that last started the lease's TTL on the server (grant or keepalive) was sent. */
+    private long ttlFrom; // guarded by this
+
     private volatile String deathReason;
     volatile ScheduledFuture<?> keepalive;
     volatile boolean keepaliveInFlight;
@@ -45,6 +49,7 @@ final class Session {
         this.leaseHex = Long.toHexString(leaseId);
         this.terms = terms;
         this.validUntil = terms.validUntil(sentAt);
+        this.ttlFrom = sentAt;
     }
 
     /**
@@ -78,8 +83,32 @@ final class Session {
         return validUntil;
     }
 
+    /**
+     * A keepalive sent at {@code sentAt} was answered with the lease alive: its TTL started again
+     * then, and the deadline moves to {@code terms.validUntil(sentAt)} (never back).
+     */
+    synchronized void renewed(long sentAt) {
+        if (sentAt - ttlFrom > 0) {
+            ttlFrom = sentAt;
+        }
+        extend(terms.validUntil(sentAt));
+    }
+
+    /**
+     * The key on this lease became a lock holder by a request sent at {@code acquiredAt}: the lock's
+     * time counts from then rather than from the grant, as far as the server's TTL (from the last
+     * grant or keepalive, less its margin) allows. A lock lease whose lease time is shorter than
+     * its whole-second TTL so keeps its whole lease time after the grant's round trip; the client
+     * revokes it at this deadline.
+     */
+    synchronized void countFrom(long acquiredAt) {
+        long byTtl = Deadlines.after(ttlFrom, terms.ttlValidityNanos());
+        long byLeaseTime = terms.validUntil(acquiredAt);
+        extend(byTtl - byLeaseTime < 0 ? byTtl : byLeaseTime);
+    }
+
     /** Moves the deadline forward (never back). */
-    synchronized void extend(long newValidUntil) {
+    private synchronized void extend(long newValidUntil) {
         if (newValidUntil - validUntil > 0) {
             validUntil = newValidUntil;
         }

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * The etcd leases a provider's keys hang on: its one session lease, granted lazily and replaced
  * when it dies, and lock leases, each for one key alone ({@link Session}). Each lease is granted
  * with TTL = its lease time rounded up to whole seconds and its validity deadline is {@code
- * lastKeepaliveSent + leaseTime - safetyMargin} ({@link LeaseTerms}). The session lease, and a
+ * lastKeepaliveSent + leaseTime - safetyMargin} ({@link LeaseTerms}); a lock lease counts from the
+ * request that took the lock instead, within its TTL ({@link Session#countFrom}). The session lease, and a
  * lock lease while its key waits or while its holder renews, is kept alive with one keepalive
  * request every {@code leaseTime * renewalFraction} from the session thread; a lock lease that is no
  * longer kept alive is revoked by the client when its deadline passes ({@link #endWhenDue}), and
@@ -96,7 +97,7 @@ final class SessionLeases {
                 LeaseKeepAliveResponse k =
                         Rpc.await(kv.keepAliveOnce(s.leaseId), requestTimeoutNanos, "lease keepalive", lockName);
                 if (k.getTTL() > 0) {
-                    s.extend(sessionTerms.validUntil(again));
+                    s.renewed(again);
                 }
             }
             return s;
@@ -256,7 +257,7 @@ final class SessionLeases {
         thread.within(kv.keepAliveOnce(s.leaseId), budget).whenComplete((r, e) -> {
             s.keepaliveInFlight = false;
             if (e == null && r.getTTL() > 0) {
-                s.extend(s.terms.validUntil(sent));
+                s.renewed(sent);
             } else if (e == null || Rpc.isLeaseNotFound(e)) {
                 kill(s, "session lease expired or was revoked on the server", false);
             } else if (Deadlines.passed(ticker, s.validUntil())) {
