@@ -40,8 +40,13 @@ final class RedisTckFixture implements TckFixture {
     private final List<RedisServer> allNodes; // what stopServer stops (masters and replicas)
     private final AutoCloseable resources;
     private final BiFunction<RedisLockOptions, LockOptions, RedisLockProvider> opener;
-    /** How the standalone fixture adjusts the options of every provider (identity for the others). */
+    /**
+     * How the standalone fixture adjusts the options of every client it opens through a proxy
+     * (identity for the others, which open no such client).
+     */
     private UnaryOperator<RedisLockOptions> adjust = UnaryOperator.identity();
+    /** Runs after {@link #startServer()} restarted the nodes (Sentinel: awaits replication if required). */
+    private Runnable afterRestart = () -> {};
 
     private RedisTckFixture(
             String kind,
@@ -89,10 +94,22 @@ final class RedisTckFixture implements TckFixture {
 
     /** Master and replica with {@link #PASSWORD}, watched by three Sentinels. */
     static RedisTckFixture sentinel() {
+        return sentinel(o -> o);
+    }
+
+    /**
+     * As {@link #sentinel()}, every provider waiting for the replica's acknowledgement of each
+     * acquisition and renewal ({@link RedisLockOptions#requiredReplicas()} 1).
+     */
+    static RedisTckFixture sentinelWaitingForTheReplica() {
+        return sentinel(o -> o.mutate().requiredReplicas(1).build());
+    }
+
+    private static RedisTckFixture sentinel(UnaryOperator<RedisLockOptions> adjust) {
         RedisSentinelSetup setup = RedisSentinelSetup.start(PASSWORD);
         List<String> sentinels =
                 setup.sentinels().stream().map(t -> t.host() + ":" + t.port()).toList();
-        return new RedisTckFixture(
+        RedisTckFixture f = new RedisTckFixture(
                 "sentinel",
                 PASSWORD,
                 null,
@@ -101,9 +118,19 @@ final class RedisTckFixture implements TckFixture {
                 setup,
                 (o, lo) -> RedisLockProvider.builder()
                         .sentinel(setup.masterName(), sentinels)
-                        .options(o)
+                        .options(adjust.apply(o))
                         .lockOptions(lo)
                         .build());
+        if (adjust.apply(RedisLockOptions.defaults()).requiredReplicas() > 0) {
+            // acquisitions need the replica's acknowledgement: the restarted replica must be
+            // replicating again before the rules that follow a restart can acquire
+            f.afterRestart = () -> org.awaitility.Awaitility.await("replica replicating after restart")
+                    .atMost(java.time.Duration.ofSeconds(30))
+                    .pollInterval(java.time.Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> setup.replica().call("INFO", "replication").contains("master_link_status:up"));
+        }
+        return f;
     }
 
     static RedisTckFixture cluster() {
@@ -286,6 +313,7 @@ final class RedisTckFixture implements TckFixture {
                         }
                     }));
         }
+        afterRestart.run();
     }
 
     @Override
