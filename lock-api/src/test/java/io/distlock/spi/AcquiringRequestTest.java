@@ -47,15 +47,20 @@ class AcquiringRequestTest {
         });
     }
 
+    /** Lock "x" with a 1 s lease time and no renewal, waiting at most {@code wait}. */
+    private static Lease oneSecondLockWithoutRenewal(LockEngine engine, Duration wait) throws InterruptedException {
+        return engine.lock("x")
+                .withLeaseTime(Duration.ofSeconds(1))
+                .withAutoRenew(false)
+                .tryAcquire(wait)
+                .orElseThrow();
+    }
+
     @Test
     void reportedAcquiringRequest_ownLeaseTimeCountsFromIt() throws InterruptedException {
         tryTakes(300, 100, true);
         try (LockEngine engine = engine()) {
-            Lease lease = engine.lock("x")
-                    .withLeaseTime(Duration.ofSeconds(1))
-                    .withAutoRenew(false)
-                    .tryAcquire()
-                    .orElseThrow();
+            Lease lease = oneSecondLockWithoutRenewal(engine, Duration.ZERO);
             // 1 s - margin (10 ms + 2 ms) - the acquiring request's 100 ms; the grant's 300 ms do not count
             assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(1_000 - 12 - 100));
         }
@@ -65,11 +70,7 @@ class AcquiringRequestTest {
     void noReport_ownLeaseTimeCountsFromBeforeTheTry() throws InterruptedException {
         tryTakes(300, 100, false);
         try (LockEngine engine = engine()) {
-            Lease lease = engine.lock("x")
-                    .withLeaseTime(Duration.ofSeconds(1))
-                    .withAutoRenew(false)
-                    .tryAcquire()
-                    .orElseThrow();
+            Lease lease = oneSecondLockWithoutRenewal(engine, Duration.ZERO);
             assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(1_000 - 12 - 400));
         }
     }
@@ -87,11 +88,7 @@ class AcquiringRequestTest {
             return Optional.of(driver.held(ctx));
         });
         try (LockEngine engine = engine()) {
-            Lease lease = engine.lock("x")
-                    .withLeaseTime(Duration.ofSeconds(1))
-                    .withAutoRenew(false)
-                    .tryAcquire(Duration.ofSeconds(5))
-                    .orElseThrow();
+            Lease lease = oneSecondLockWithoutRenewal(engine, Duration.ofSeconds(5));
             assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(1_000 - 12 - 200));
         }
     }
