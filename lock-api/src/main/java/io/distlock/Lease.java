@@ -130,7 +130,10 @@ public interface Lease extends AutoCloseable {
      * (renewing it if needed) and frees it after the delay; closing the provider, or a crash, frees it
      * earlier.
      *
-     * @return {@code true} if this lease still owned the lock, as {@link #release()} returns
+     * @return {@code true} if this lease still owned the lock, as {@link #release()} returns; with
+     *     {@code CLIENT} lease timing this call does not ask the server (the provider keeps renewing
+     *     the lock through the delay), so a loss this client has not noticed yet still answers
+     *     {@code true}, and the next renewal finds the lock gone and keeps nothing
      * @throws NullPointerException if {@code delay} is null
      * @throws BackendUnavailableException if the server could not be asked; the lock then expires
      *     at the end of its lease

@@ -255,4 +255,83 @@ public interface LeaseControlRules extends RuleGroup {
                     .isLessThanOrEqualTo(tck.shortLease().plus(tck.slack()));
         }
     }
+
+    /**
+     * TCK-13.6: {@code extend} of a lease that renews keeps it renewing, with the new lease time: it
+     * stays valid and exclusive past the extended lease time; with {@code SERVER} lease timing its
+     * remaining validity after renewals is still more than the provider's lease time.
+     *
+     * <p>If this fails, check that {@code HeldLock.extend} leaves the hold renewable (a lock or flag
+     * it takes is given back) and that later renewals set the extension's lease time, not the
+     * attempt's.
+     */
+    @Test
+    @DisplayName("TCK-13.6 a renewing lease keeps renewing after extend, with the new lease time")
+    default void tck_13_6_extend_renewingLease_keepsRenewingWithTheNewLeaseTime() {
+        TckSupport tck = support();
+        LockProvider a = tck.shortClient();
+        LockProvider b = tck.client();
+        String name = tck.name("extend-renewing");
+        Duration lease = tck.shortLease();
+        Duration extended = lease.multipliedBy(3);
+        Lease held = present(a.lock(name).tryAcquire(), "TCK-13.6: tryAcquire");
+        held.extend(extended);
+        long t0 = System.nanoTime();
+        Duration window = lease.multipliedBy(4);
+        holdsThroughout(
+                "TCK-13.6: the renewing lease extended to " + extended + " stays valid and exclusive for " + window
+                        + " (past the extended lease time: only renewals keep it)",
+                t0,
+                window,
+                () -> held.isValid() && tryOnce(b, name));
+        if (tck.caps().leaseTiming() == Capabilities.LeaseTiming.SERVER) {
+            assertThat(held.remainingValidity())
+                    .as(
+                            "TCK-13.6 (SERVER): remaining validity after renewals of a lease extended to %s (a"
+                                    + " renewal that sets the provider's lease time %s again leaves less)",
+                            extended, lease)
+                    .isGreaterThan(lease);
+        }
+        assertThat(held.release())
+                .as("TCK-13.6: release() of the extended lease")
+                .isTrue();
+    }
+
+    /**
+     * TCK-13.7: {@code releaseAfter} is owner-only: after the server dropped the lease ({@code
+     * fixture.expireLease}) and another client acquired, the old holder's {@code releaseAfter}
+     * leaves the new holder's lock alone and the old lease invalid; with {@code SERVER} lease timing
+     * (one owner-checked request) it returns {@code false}.
+     *
+     * <p>If this fails, check that {@code HeldLock.releaseAfter} compares the owner on the server in
+     * the request that sets the delay, and returns what the server answered.
+     */
+    @Test
+    @DisplayName("TCK-13.7 releaseAfter after the lease was taken over returns false and disturbs nobody")
+    default void tck_13_7_releaseAfter_afterTakeover_returnsFalseAndLeavesTheNewHolder() {
+        TckSupport tck = support();
+        LockProvider a = tck.client();
+        LockProvider b = tck.client();
+        LockProvider c = tck.client();
+        String name = tck.name("release-after-owner");
+        Lease old = present(a.lock(name).tryAcquire(), "TCK-13.7: tryAcquire");
+        tck.hook("expireLease", () -> tck.fixture().expireLease(name));
+        Lease current = tck.acquireEventually(b, name, "TCK-13.7: another client acquires after expireLease");
+        boolean owned = old.releaseAfter(tck.shortLease());
+        if (tck.caps().leaseTiming() == Capabilities.LeaseTiming.SERVER) {
+            assertThat(owned)
+                    .as("TCK-13.7 (SERVER): releaseAfter() of a lease whose lock another client holds")
+                    .isFalse();
+        }
+        assertThat(old.isValid())
+                .as("TCK-13.7: the old lease after releaseAfter")
+                .isFalse();
+        long t0 = System.nanoTime();
+        holdsThroughout(
+                "TCK-13.7: the new holder keeps its lock past the old holder's delay " + tck.shortLease(),
+                t0,
+                tck.shortLease().plus(tck.slack()),
+                () -> current.isValid() && tryOnce(c, name));
+        assertThat(current.release()).as("TCK-13.7: the new holder's release()").isTrue();
+    }
 }

@@ -137,4 +137,20 @@ final class BrokenProviders {
             return new ToyTckFixture(Set.of(ToyDriver.Bug.TOKENS_RESET_ON_RESTART));
         }
     }
+
+    /** Renewals after an extension set the attempt's lease time again: the extension is forgotten. */
+    static final class RenewalForgetsExtensionTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.RENEWAL_FORGETS_EXTENSION));
+        }
+    }
+
+    /** releaseAfter answers true even when the server found the lock owned by another client. */
+    static final class ReleaseAfterAnswersTrueTck extends LockProviderTck {
+        @Override
+        protected TckFixture createFixture() {
+            return new ToyTckFixture(Set.of(ToyDriver.Bug.RELEASE_AFTER_ANSWERS_TRUE));
+        }
+    }
 }

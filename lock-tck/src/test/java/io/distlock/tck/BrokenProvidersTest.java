@@ -64,7 +64,7 @@ abstract class BrokenProvidersTest {
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.RenewIgnoresOwnerTck.class,
-                        Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3", "TCK-8.4", "TCK-13.3"),
+                        Set.of("TCK-6.2", "TCK-8.1", "TCK-8.3", "TCK-8.4", "TCK-13.3", "TCK-13.7"),
                         Set.of()),
                 Arguments.of(
                         BrokenProviders.ClientSideTokensTck.class,
@@ -92,7 +92,8 @@ abstract class BrokenProvidersTest {
                                 "TCK-10.2",
                                 "TCK-11.1",
                                 "TCK-13.1",
-                                "TCK-13.4"),
+                                "TCK-13.4",
+                                "TCK-13.6"),
                         Set.of("TCK-7.1", "TCK-7.4", "TCK-13.3")),
                 Arguments.of(BrokenProviders.FormatCharactersDroppedTck.class, Set.of("TCK-4.6"), Set.of()),
                 Arguments.of(BrokenProviders.AuthFailureAsOutageTck.class, Set.of("TCK-12.1"), Set.of()),
@@ -110,7 +111,9 @@ abstract class BrokenProvidersTest {
                         Set.of("TCK-6.2", "TCK-7.2", "TCK-8.3", "TCK-10.3")),
                 Arguments.of(BrokenProviders.FifoDeclaredWithoutQueueTck.class, Set.of("TCK-2.4"), Set.of()),
                 Arguments.of(BrokenProviders.LostWakeUpTck.class, Set.of("TCK-2.5"), Set.of("TCK-5.1", "TCK-5.2")),
-                Arguments.of(BrokenProviders.TokensResetOnRestartTck.class, Set.of("TCK-10.3"), Set.of()));
+                Arguments.of(BrokenProviders.TokensResetOnRestartTck.class, Set.of("TCK-10.3"), Set.of()),
+                Arguments.of(BrokenProviders.RenewalForgetsExtensionTck.class, Set.of("TCK-13.6"), Set.of()),
+                Arguments.of(BrokenProviders.ReleaseAfterAnswersTrueTck.class, Set.of("TCK-13.7"), Set.of()));
     }
 
     /**

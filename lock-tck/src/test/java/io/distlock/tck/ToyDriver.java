@@ -55,7 +55,11 @@ final class ToyDriver implements LockDriver {
         /** a wait does not re-check the lock: a release between the failed try and the wait is missed. */
         LOST_WAKE_UP,
         /** declares fencing tokens that survive a restart, but the server's counter starts again. */
-        TOKENS_RESET_ON_RESTART
+        TOKENS_RESET_ON_RESTART,
+        /** renewals after an extension set the attempt's lease time again, not the extension's. */
+        RENEWAL_FORGETS_EXTENSION,
+        /** releaseAfter answers true whether or not the server found the lock still owned. */
+        RELEASE_AFTER_ANSWERS_TRUE
     }
 
     static final Capabilities CAPABILITIES = Capabilities.builder()
@@ -266,7 +270,9 @@ final class ToyDriver implements LockDriver {
                 sentAt = ctx.ticker().read();
             }
             if (ok) {
-                this.leaseTime = leaseTime;
+                if (!bugs.contains(Bug.RENEWAL_FORGETS_EXTENSION)) {
+                    this.leaseTime = leaseTime;
+                }
                 validUntil = ctx.validUntil(sentAt, leaseTime);
             }
             return ok;
@@ -277,7 +283,7 @@ final class ToyDriver implements LockDriver {
             boolean ok = server.renew(
                     key(ctx.lockName()), owner, delay.toNanos(), !bugs.contains(Bug.RENEW_IGNORES_OWNER), ttl());
             reply();
-            return ok;
+            return ok || bugs.contains(Bug.RELEASE_AFTER_ANSWERS_TRUE);
         }
 
         @Override
