@@ -17,7 +17,9 @@ public enum MachineMode {
     IDLE,
     /**
      * A thread of the comparison spins on one core for the whole measurement, so that no vCPU the
-     * client and the server share halts; each reply finds a vCPU awake.
+     * client and the server share halts; each reply finds a vCPU awake. Where Linux allows it, the
+     * spinner runs at the {@code SCHED_IDLE} policy, so it gives its core to any other thread at once
+     * and the measured work keeps every core.
      */
     FAST;
 

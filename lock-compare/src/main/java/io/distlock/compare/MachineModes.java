@@ -2,6 +2,7 @@ package io.distlock.compare;
 
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -25,6 +26,9 @@ final class MachineModes implements AutoCloseable {
     /** Environment key of the probe's p50 above which a measurement reads as run in the idle mode. */
     static final String IDLE_ABOVE = "machine_modes.idle_above_us";
 
+    /** Environment key of the spinner's scheduling policy: {@code SCHED_IDLE} or {@code normal}. */
+    static final String SPINNER_POLICY = "machine_modes.spinner_policy";
+
     /** Values of every measurement: the probe's p50 just before and just after it. */
     static final String BEFORE = "wake_up_before_p50_us";
 
@@ -42,6 +46,10 @@ final class MachineModes implements AutoCloseable {
     private volatile long request;
     private volatile long reply;
     private MachineMode current = MachineMode.IDLE;
+    /** The spinner's scheduling policy ({@link SpinnerPriority}), set before {@link #start()} returns. */
+    private volatile String spinnerPolicy = "normal";
+
+    private final CountDownLatch spinnerReady = new CountDownLatch(1);
 
     private MachineModes() {
         spinner = new Thread(this::spinWhenAsked, "distlock-compare-spinner");
@@ -54,6 +62,11 @@ final class MachineModes implements AutoCloseable {
         MachineModes m = new MachineModes();
         m.spinner.start();
         m.echo.start();
+        try {
+            m.spinnerReady.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         return m;
     }
 
@@ -78,6 +91,7 @@ final class MachineModes implements AutoCloseable {
         environment.put(FAST_REFERENCE, Figures.fmt("%.1f", fast));
         environment.put(IDLE_REFERENCE, Figures.fmt("%.1f", idle));
         environment.put(IDLE_ABOVE, Figures.fmt("%.1f", idleAbove(fast)));
+        environment.put(SPINNER_POLICY, spinnerPolicy);
     }
 
     /** The probe's p50 in µs over {@value #SAMPLES} round trips. */
@@ -142,6 +156,10 @@ final class MachineModes implements AutoCloseable {
     }
 
     private void spinWhenAsked() {
+        if (!Boolean.getBoolean("distlock.compare.spinnerNormalPriority")) {
+            spinnerPolicy = SpinnerPriority.lowerToIdle();
+        }
+        spinnerReady.countDown();
         while (!closed) {
             if (spin) {
                 Thread.onSpinWait();

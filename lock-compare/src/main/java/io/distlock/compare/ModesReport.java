@@ -76,7 +76,7 @@ final class ModesReport {
         }
         StringBuilder sb = new StringBuilder(fmt(
                 "The latency and hand-off scenarios ran in %s. In the fast mode a thread of the comparison spins"
-                        + " on one core, so that a reply finds a vCPU awake; in the idle mode nothing is added, and where"
+                        + " on one core, so that a reply finds a vCPU awake (%s); in the idle mode nothing is added, and where"
                         + " the machine's other vCPUs have nothing to do, a reply has to rouse a halted one first. A"
                         + " wake-up probe (a round trip between two parked threads, after a pause) tells which mode a"
                         + " measurement ran in: at the start it read %s µs with the core spinning and %s µs with nothing"
@@ -85,6 +85,11 @@ final class ModesReport {
                 r.settings().modes().size() > 1
                         ? "both machine modes"
                         : "the " + r.settings().modes().get(0).label() + " mode only",
+                "SCHED_IDLE".equals(env.get(MachineModes.SPINNER_POLICY))
+                        ? "at Linux's lowest priority, SCHED_IDLE: it runs only while nothing else wants the core and"
+                                + " gives way at once, so the measured clients and servers keep every core"
+                        : "at normal priority: it takes one core's time from the measured clients and servers, which"
+                                + " slows a target that runs many processes or threads at once",
                 fast,
                 idle,
                 above));

@@ -174,6 +174,18 @@ class ConditionsReportTest {
     }
 
     @Test
+    void modesText_saysAtWhichPriorityTheSpinnerRan() {
+        assertThat(result().toMarkdown())
+                .as("a run that does not record the spinner's policy ran it at normal priority")
+                .contains("at normal priority: it takes one core's time");
+        ComparisonResult r = result();
+        Map<String, String> env = new LinkedHashMap<>(r.environment());
+        env.put(MachineModes.SPINNER_POLICY, "SCHED_IDLE");
+        String md = new ComparisonResult(r.settings(), r.targets(), r.measurements(), r.elapsed(), env).toMarkdown();
+        assertThat(md).contains("at Linux's lowest priority, SCHED_IDLE").doesNotContain("at normal priority");
+    }
+
+    @Test
     void distance_latencyAgainstRoundTripsTimesTheRoundTrip_andCharted() {
         ComparisonResult r = result();
         String md = r.toMarkdown();
