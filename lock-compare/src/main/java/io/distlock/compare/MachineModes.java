@@ -47,7 +47,7 @@ final class MachineModes implements AutoCloseable {
     private volatile long reply;
     private MachineMode current = MachineMode.IDLE;
     /** The spinner's scheduling policy ({@link SpinnerPriority}), set before {@link #start()} returns. */
-    private volatile String spinnerPolicy = "normal";
+    private volatile String spinnerPolicy = SpinnerPriority.NORMAL;
 
     private final CountDownLatch spinnerReady = new CountDownLatch(1);
 

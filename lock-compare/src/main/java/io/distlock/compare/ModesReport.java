@@ -85,7 +85,7 @@ final class ModesReport {
                 r.settings().modes().size() > 1
                         ? "both machine modes"
                         : "the " + r.settings().modes().get(0).label() + " mode only",
-                "SCHED_IDLE".equals(env.get(MachineModes.SPINNER_POLICY))
+                SpinnerPriority.SCHED_IDLE.equals(env.get(MachineModes.SPINNER_POLICY))
                         ? "at Linux's lowest priority, SCHED_IDLE: it runs only while nothing else wants the core and"
                                 + " gives way at once, so the measured clients and servers keep every core"
                         : "at normal priority: it takes one core's time from the measured clients and servers, which"

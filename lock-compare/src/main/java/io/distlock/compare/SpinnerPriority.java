@@ -12,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * something does.
  */
 final class SpinnerPriority {
+    /** The policy name {@link #lowerToIdle()} answers when it lowered the thread. */
+    static final String SCHED_IDLE = "SCHED_IDLE";
+
+    /** The policy name {@link #lowerToIdle()} answers when the thread kept its normal priority. */
+    static final String NORMAL = "normal";
+
     private SpinnerPriority() {}
 
     /**
@@ -29,14 +35,14 @@ final class SpinnerPriority {
                     .start();
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                return "normal";
+                return NORMAL;
             }
-            return p.exitValue() == 0 ? "SCHED_IDLE" : "normal";
+            return p.exitValue() == 0 ? SCHED_IDLE : NORMAL;
         } catch (IOException | UnsupportedOperationException e) {
-            return "normal";
+            return NORMAL;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return "normal";
+            return NORMAL;
         }
     }
 }
