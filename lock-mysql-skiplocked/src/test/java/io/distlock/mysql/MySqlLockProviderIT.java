@@ -922,7 +922,7 @@ class MySqlLockProviderIT {
                         .build())
                 .leaseTime(LEASE)
                 .build()) {
-            PoolExhaustion.check(p, name(info));
+            PoolExhaustion.check(p, name(info), true);
         }
     }
 }

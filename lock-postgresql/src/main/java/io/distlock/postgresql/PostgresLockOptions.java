@@ -20,9 +20,9 @@ import java.util.regex.Pattern;
  *
  * <p>Pool sizing: every held lock keeps one connection (its open transaction) for the life of its
  * lease, every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
- * waits, each {@code claimRows} call keeps one for its transaction, and the provider keeps one for
- * fencing tokens. Size the pool at least {@code (locks held at once) + (concurrent waiters) +
- * (concurrent claims) + 1}, and the server's {@code max_connections} for every provider's pool. When
+ * waits, and each {@code claimRows} call keeps one for its transaction (fencing tokens need none:
+ * the lock's own statement draws them). Size the pool at least {@code (locks held at once) +
+ * (concurrent waiters) + (concurrent claims)}, and the server's {@code max_connections} for every provider's pool. When
  * every connection is in use, {@code tryAcquire()} fails at once with a {@link
  * io.distlock.PoolExhaustedException}, {@code tryAcquire(maxWait)} after waiting at most {@code maxWait}
  * for a connection, {@code acquire()} after {@link #poolWaitTimeout()}; {@code

@@ -73,8 +73,8 @@ import javax.sql.DataSource;
  *       within a {@code tryAcquire(maxWait)}.
  * </ul>
  *
- * <p>Pool sizing: one connection per held lock, per waiter and per {@link #claimRows} call, plus one
- * for tokens (see {@link PostgresLockOptions}).
+ * <p>Pool sizing: one connection per held lock, per waiter and per {@link #claimRows} call (see
+ * {@link PostgresLockOptions}).
  *
  * <h2>Work in the lock's transaction</h2>
  *

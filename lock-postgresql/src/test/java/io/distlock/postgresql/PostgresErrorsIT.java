@@ -141,7 +141,7 @@ class PostgresErrorsIT {
         Lease held = p.lock("rotated-a").tryAcquire().orElseThrow(); // the pool's connections are busy now
         fixture.db().executeAsSuperuser("ALTER ROLE rotated PASSWORD 'pw-3-new'");
         try {
-            // the pool holds the lock connection and the token connection: the next one is a new login
+            // the pool holds the lock connection: the next one is a new login
             fastConfigurationError(() -> p.lock("rotated-b").tryAcquire(WAIT));
             assertThat(held.isValid()).as("the lock held on an open connection").isTrue();
             assertThat(held.release()).isTrue();

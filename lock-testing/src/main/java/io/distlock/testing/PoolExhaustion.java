@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What a backend whose held locks each keep a pooled connection must do when its pool runs out (the
- * SQL backends): a provider with 10 connections holds 9 locks (the tenth connection allocates
- * tokens); the next zero-wait {@code tryAcquire()} fails at once — not after the pool's wait — with
+ * SQL backends): a provider with 10 connections holds as many locks as it has connections for
+ * them (10, or 9 where one connection allocates tokens); the next zero-wait {@code tryAcquire()} fails at once — not after the pool's wait — with
  * a {@link PoolExhaustedException} that names the pool and what to change; a {@code
  * tryAcquire(maxWait)} waits for a connection at most its wait, and takes one that comes back
  * within it; {@link ConnectionPoolMetrics} shows all of it.
@@ -28,20 +28,31 @@ public final class PoolExhaustion {
     private PoolExhaustion() {}
 
     /**
-     * Runs the checks on {@code provider} (a pool of 10 connections, one of them for tokens), with
-     * lock names starting with {@code name}.
+     * {@link #check(LockProvider, String, boolean) check(provider, name, true)}: a provider that
+     * keeps one of its 10 connections for tokens.
      *
      * @throws AssertionError naming the check that failed
      */
     public static void check(LockProvider provider, String name) throws Exception {
+        check(provider, name, true);
+    }
+
+    /**
+     * Runs the checks on {@code provider} (a pool of 10 connections, one of them for tokens if
+     * {@code tokenConnection}), with lock names starting with {@code name}.
+     *
+     * @throws AssertionError naming the check that failed
+     */
+    public static void check(LockProvider provider, String name, boolean tokenConnection) throws Exception {
         ConnectionPoolMetrics pool =
                 provider.unwrap(ConnectionPoolMetrics.class).orElseThrow(() -> new AssertionError("no pool metrics"));
         assertThat(pool.poolSize()).hasValue(10);
+        int locks = tokenConnection ? 9 : 10;
         List<Lease> held = new ArrayList<>();
-        for (int i = 0; i < 9; i++) {
+        for (int i = 0; i < locks; i++) {
             held.add(provider.lock(name + i).tryAcquire().orElseThrow());
         }
-        assertThat(pool.heldLockConnections()).isEqualTo(9);
+        assertThat(pool.heldLockConnections()).isEqualTo(locks);
         assertThat(pool.connectionsInUse()).hasValue(10);
 
         long start = System.nanoTime();
@@ -53,7 +64,7 @@ public final class PoolExhaustion {
                 .isInstanceOf(PoolExhaustedException.class)
                 .isNotInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("poolSize 10")
-                .hasMessageContaining("9 hold locks")
+                .hasMessageContaining(locks + " hold locks")
                 .hasMessageContaining("raise poolSize");
         assertThat(((PoolExhaustedException) t).poolSize()).isEqualTo(10);
 

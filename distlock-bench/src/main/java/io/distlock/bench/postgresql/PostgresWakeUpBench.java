@@ -37,20 +37,23 @@ import org.postgresql.core.QueryExecutor;
  * {@code --hold-ms} so that the others are really waiting), in rounds that alternate the variants.
  *
  * <ul>
- *   <li>{@code rowlock}: plain JDBC; each waiter blocks in the lock's wait statement ({@code SELECT …
- *       FOR UPDATE} bounded by {@code lock_timeout}, as {@link PostgresDialect#waitSql()}); the
- *       holder's {@code COMMIT} grants the row to one of them inside the server. No token.
- *   <li>{@code rowlock_token}: the same, then the fencing token statement ({@link
- *       PostgresDialect#tokenSql()}) on a connection of its own in autocommit: the hand-off of the
- *       lock's protocol with no client code around it.
+ *   <li>{@code rowlock}: plain JDBC; each waiter blocks on the row lock ({@code SELECT … FOR UPDATE}
+ *       bounded by {@code lock_timeout}, no token); the holder's {@code COMMIT} grants the row to one
+ *       of them inside the server.
+ *   <li>{@code rowlock_token}: the same with the lock's own wait statement ({@link
+ *       PostgresDialect#waitSql()}), which draws the fencing token once the row lock is granted: the
+ *       hand-off of the lock's protocol with no client code around it.
+ *   <li>{@code rowlock_token_apart}: {@code rowlock}, then the token statement ({@link
+ *       PostgresDialect#tokenSql()}) on a connection of its own in autocommit: a token committed
+ *       apart from the lock's transaction, one round trip after the grant.
  *   <li>{@code advisory_token}: as {@code rowlock_token}, but the waiters queue on a
  *       transaction-scoped advisory lock of the name's hash, taken in the wait statement before the
  *       row lock, so that at most one waiter waits on the row itself (PostgreSQL's row-lock waiters
  *       otherwise queue on the row's tuple lock, and each grant wakes the next in line too).
  *   <li>{@code notify_token}: plain JDBC; the holder releases with {@code NOTIFY <channel>; COMMIT}
  *       (one round trip); each waiter listens on a connection of its own and, woken, claims with the
- *       lock's {@code SKIP LOCKED} statement, then takes the token; a waiter that finds the row taken
- *       waits for the next notification. Every waiter wakes on every release.
+ *       lock's {@code SKIP LOCKED} statement (which draws the token); a waiter that finds the row
+ *       taken waits for the next notification. Every waiter wakes on every release.
  *   <li>{@code provider}: lock-postgresql itself, one {@link PostgresLockProvider} per client.
  * </ul>
  *
@@ -62,7 +65,7 @@ import org.postgresql.core.QueryExecutor;
  *
  * <p>Arguments: {@code [--rounds N]} (default 5), {@code [--seconds S]} per variant and round
  * (default 2), {@code [--hold-ms MS]} (default 2), {@code [--waiters 1,50]}, {@code [--variants
- * rowlock,rowlock_token,advisory_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
+ * rowlock,rowlock_token,rowlock_token_apart,advisory_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
  * target/benchmarks/postgres-wakeup.json}). Run with {@code ./distlock bench PostgresWakeUpBench
  * [args]}.
  */
@@ -72,12 +75,16 @@ public final class PostgresWakeUpBench {
     private static final String LOCK = "l";
     private static final String CHANNEL = "distlock_bench";
     /**
-     * The {@code advisory_token} variant's wait: waiters queue on a transaction-scoped advisory lock
-     * of the name's 64-bit hash (PostgreSQL's lock manager grants it to one waiter on release), and
-     * only the one holding it waits on the row lock.
+     * The {@code advisory_token} variant's wait: the lock's wait statement, but waiters queue on a
+     * transaction-scoped advisory lock of the name's 64-bit hash (PostgreSQL's lock manager grants it
+     * to one waiter on release), and only the one holding it waits on the row lock.
      */
-    private static final String ADVISORY_WAIT_SQL = "SELECT set_config('lock_timeout', '1000', true),"
-            + " pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,"
+    private static final String ADVISORY_WAIT_SQL = SQL.waitSql()
+            .replace(
+                    "set_config('lock_timeout', ?, true),",
+                    "set_config('lock_timeout', ?, true), pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,");
+    /** The {@code rowlock} variants' wait without a token: the row lock alone. */
+    private static final String PLAIN_WAIT_SQL = "SELECT set_config('lock_timeout', '1000', true),"
             + " set_config('idle_in_transaction_session_timeout', '30000', true)"
             + " FROM " + PostgresLockOptions.DEFAULT_TABLE + " WHERE name = ? FOR UPDATE";
 
@@ -99,7 +106,8 @@ public final class PostgresWakeUpBench {
         double seconds = 2;
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(2);
         List<Integer> waiterCounts = List.of(1, 50);
-        List<String> variants = List.of("rowlock", "rowlock_token", "advisory_token", "notify_token", "provider");
+        List<String> variants = List.of(
+                "rowlock", "rowlock_token", "rowlock_token_apart", "advisory_token", "notify_token", "provider");
         Path file = Path.of("target", "benchmarks", "postgres-wakeup.json");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -163,9 +171,10 @@ public final class PostgresWakeUpBench {
 
     private static Client client(PostgresServer pg, String variant) throws SQLException {
         return switch (variant) {
-            case "rowlock" -> new RowLockClient(pg, false, false);
-            case "rowlock_token" -> new RowLockClient(pg, true, false);
-            case "advisory_token" -> new RowLockClient(pg, true, true);
+            case "rowlock" -> new RowLockClient(pg, PLAIN_WAIT_SQL, false);
+            case "rowlock_token" -> new RowLockClient(pg, SQL.waitSql(), false);
+            case "rowlock_token_apart" -> new RowLockClient(pg, PLAIN_WAIT_SQL, true);
+            case "advisory_token" -> new RowLockClient(pg, ADVISORY_WAIT_SQL, false);
             case "notify_token" -> new NotifyClient(pg);
             case "provider" -> new ProviderClient(pg);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
@@ -260,21 +269,23 @@ public final class PostgresWakeUpBench {
         }
     }
 
-    /** A waiter blocked on the row lock; with {@code token}, the token statement after the grant. */
+    /**
+     * A waiter blocked on the row lock with {@code waitSql}; with {@code token}, the token statement
+     * after the grant.
+     */
     private static final class RowLockClient implements Client {
         private final Connection lock;
         private final Connection tokens;
         private final PreparedStatement wait;
         private final PreparedStatement token;
 
-        RowLockClient(PostgresServer pg, boolean token, boolean advisoryQueue) throws SQLException {
+        RowLockClient(PostgresServer pg, String waitSql, boolean token) throws SQLException {
             lock = pg.connect();
             lock.setAutoCommit(false);
-            if (advisoryQueue) {
-                wait = lock.prepareStatement(ADVISORY_WAIT_SQL);
+            wait = lock.prepareStatement(waitSql);
+            if (waitSql.equals(PLAIN_WAIT_SQL)) {
                 wait.setString(1, LOCK);
             } else {
-                wait = lock.prepareStatement(SQL.waitSql());
                 SQL.bindWait(wait, LOCK, LEASE, 1000);
             }
             tokens = token ? pg.connect() : null;
@@ -317,14 +328,12 @@ public final class PostgresWakeUpBench {
 
     /**
      * A waiter that listens for the release's {@code NOTIFY}, then claims with {@code SKIP LOCKED}
-     * and takes the token.
+     * (the claim draws the token).
      */
     private static final class NotifyClient implements Client {
         private final Connection lock;
         private final Connection listener;
-        private final Connection tokens;
         private final PreparedStatement claim;
-        private final PreparedStatement token;
 
         NotifyClient(PostgresServer pg) throws SQLException {
             lock = pg.connect();
@@ -335,8 +344,6 @@ public final class PostgresWakeUpBench {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN " + CHANNEL);
             }
-            tokens = pg.connect();
-            token = tokens.prepareStatement(SQL.tokenSql());
         }
 
         @Override
@@ -347,7 +354,6 @@ public final class PostgresWakeUpBench {
                     got = rs.next();
                 }
                 if (got) {
-                    token(token);
                     return true;
                 }
                 lock.rollback();
@@ -367,7 +373,6 @@ public final class PostgresWakeUpBench {
         public void close() throws SQLException {
             lock.close();
             listener.close();
-            tokens.close();
         }
     }
 

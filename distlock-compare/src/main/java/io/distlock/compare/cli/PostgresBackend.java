@@ -36,16 +36,16 @@ import org.postgresql.core.QueryExecutor;
  * re-executes on a connection only once, so those are counted by the transactions the {@code BEGIN}s
  * opened (every explicit transaction ends with one of them).
  *
- * <p>Floors: {@code SELECT 1} (three of them for one acquire+release, the protocol's minimum: the
- * claim, with the {@code BEGIN} that opens its transaction in the same write, the token committed
- * apart from the lock's transaction, the {@code COMMIT}); the bare requests ({@code
+ * <p>Floors: {@code SELECT 1} (two of them for one acquire+release, the protocol's minimum: the
+ * claim, which draws the token once it holds the row, with the {@code BEGIN} that opens its
+ * transaction in the same write, and the {@code COMMIT}); the bare requests ({@code
  * bare_requests_floor_p50_us}): those statements exactly as lock-postgresql sends them (from its
- * {@link PostgresDialect}), prepared once, on two plain connections (a table and a sequence of their
+ * {@link PostgresDialect}), prepared once, on a plain connection (a table and a sequence of their
  * own); the hand-off floor: a {@code NOTIFY} committed on one connection until another connection that
  * listens has read it, plus one {@code SELECT 1} there.
  */
 final class PostgresBackend extends ServerBackend {
-    private static final int FLOOR_ROUND_TRIPS = 3;
+    private static final int FLOOR_ROUND_TRIPS = 2;
     private static final String STATS_ROLE = "distlock_stats";
     private static final String STATS_PASSWORD = "distlock-stats-pw";
 
@@ -57,9 +57,7 @@ final class PostgresBackend extends ServerBackend {
     private Connection ping;
     private Connection delayedPing;
     private Connection bareLock;
-    private Connection bareToken;
     private PreparedStatement bareClaim;
-    private PreparedStatement bareNextToken;
     private Connection notifier;
     private Connection listener;
     private PreparedStatement notify;
@@ -114,15 +112,13 @@ final class PostgresBackend extends ServerBackend {
         PostgresDialect statements = PostgresDialect.of(bareObjects);
         objects.table(bareObjects.table());
         objects.sequence(bareObjects.tokenSequence());
-        bareToken = connect(address);
-        try (Statement s = bareToken.createStatement()) {
+        bareLock = connect(address);
+        try (Statement s = bareLock.createStatement()) {
             for (String ddl : statements.ddl()) {
                 s.execute(ddl);
             }
             s.execute("INSERT INTO " + bareObjects.table() + " (name) VALUES ('l')");
         }
-        bareNextToken = bareToken.prepareStatement(statements.tokenSql());
-        bareLock = connect(address);
         bareLock.setAutoCommit(false);
         bareClaim = bareLock.prepareStatement(statements.claimSql());
         statements.bindClaim(bareClaim, "l", Duration.ofSeconds(10));
@@ -146,16 +142,13 @@ final class PostgresBackend extends ServerBackend {
         return DriverManager.getConnection(jdbcUrl(a), a.user(), a.password());
     }
 
-    /** The bare requests: claim, token, COMMIT. */
+    /** The bare requests: the claim (which draws the token), COMMIT. */
     private synchronized void bareRequests() {
         try {
             try (ResultSet rs = bareClaim.executeQuery()) {
                 if (!rs.next()) {
                     throw new IllegalStateException("bare claim: the row was locked");
                 }
-            }
-            try (ResultSet rs = bareNextToken.executeQuery()) {
-                rs.next();
             }
             bareLock.commit();
         } catch (SQLException e) {
@@ -295,7 +288,7 @@ final class PostgresBackend extends ServerBackend {
 
     @Override
     public void close() {
-        for (Connection c : new Connection[] {stats, ping, delayedPing, bareLock, bareToken, notifier, listener}) {
+        for (Connection c : new Connection[] {stats, ping, delayedPing, bareLock, notifier, listener}) {
             try {
                 if (c != null) {
                     c.close();

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  *       no row back, a plain read tells "held by someone" from "no row yet". A missing row is
  *       created in its own short transaction, never inside a locking one (the next client's insert
  *       would wait on that transaction), then claimed.
- *   <li>Once the row is locked: a fencing token (committed on the token connection), and the
+ *   <li>Once the row is locked: a fencing token (drawn by the locking statement itself, or
+ *       committed on the token connection), and the
  *       session's expiry armed with the lease, unless the claim armed it itself or the connection
  *       is a warm one whose expiry already is the lease's.
  *   <li>A wait blocks on the row lock itself ({@link SqlDialect#waitSql()}): the holder's {@code
@@ -34,6 +35,8 @@ final class RowLockContender implements Contender {
     private static final Logger log = LoggerFactory.getLogger(RowLockContender.class);
     /** How long past its deadline a wait the server bounds itself may run before it is cancelled. */
     private static final long SERVER_BOUND_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** {@link #claimRow()}'s answer when no row came back. */
+    private static final long NO_ROW = Long.MIN_VALUE;
 
     private final RowLockDriver driver;
     private final SqlDialect dialect;
@@ -41,6 +44,8 @@ final class RowLockContender implements Contender {
     private final String key;
     /** The statement that arms the session expiry for this attempt's lease. */
     private final String armSql;
+    /** Whether the claim and wait statements return the token ({@link SqlDialect#drawsTokenInLockStatement()}). */
+    private final boolean tokenInStatement;
 
     private Connection conn;
     /** Whether {@link #conn}'s session expiry is already the lease's. */
@@ -54,6 +59,7 @@ final class RowLockContender implements Contender {
         this.ctx = ctx;
         this.key = dialect.key(ctx.lockName());
         this.armSql = dialect.armExpirySql(ctx.leaseTime());
+        this.tokenInStatement = dialect.drawsTokenInLockStatement();
     }
 
     @Override
@@ -92,8 +98,9 @@ final class RowLockContender implements Contender {
 
     private Optional<HeldLock> attempt() throws SQLException {
         long sentAt = ctx.ticker().read();
-        if (claimRow()) {
-            return Optional.of(claim(sentAt, false));
+        long drawn = claimRow();
+        if (drawn != NO_ROW) {
+            return Optional.of(claim(sentAt, false, drawn));
         }
         // No row visible to SKIP LOCKED: either someone holds it, or it does not exist yet.
         if (select(dialect.existsSql())) {
@@ -106,17 +113,19 @@ final class RowLockContender implements Contender {
         }
         conn.commit();
         sentAt = ctx.ticker().read();
-        if (claimRow()) {
-            return Optional.of(claim(sentAt, false));
-        }
-        return Optional.empty();
+        drawn = claimRow();
+        return drawn == NO_ROW ? Optional.empty() : Optional.of(claim(sentAt, false, drawn));
     }
 
-    private boolean claimRow() throws SQLException {
+    /** The claim: {@link #NO_ROW}, or the token it drew (0 if the dialect draws none there). */
+    private long claimRow() throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(dialect.claimSql())) {
             dialect.bindClaim(ps, key, ctx.leaseTime());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
+                if (!rs.next()) {
+                    return NO_ROW;
+                }
+                return tokenInStatement ? rs.getLong(1) : 0;
             }
         }
     }
@@ -130,9 +139,12 @@ final class RowLockContender implements Contender {
         }
     }
 
-    /** The row is locked by our transaction: take a token and arm the server-side expiry. */
-    private HeldRowLock claim(long sentAt, boolean fromWait) throws SQLException {
-        long token = driver.tokens().next(key, ctx.lockName());
+    /**
+     * The row is locked by our transaction: the token (the one the statement drew, or one committed
+     * on the token connection now) and the server-side expiry armed.
+     */
+    private HeldRowLock claim(long sentAt, boolean fromWait, long drawn) throws SQLException {
+        long token = tokenInStatement ? drawn : driver.tokens().next(key, ctx.lockName());
         if (!armed && !dialect.claimArmsExpiry()) {
             try (Statement s = conn.createStatement()) {
                 s.execute(armSql);
@@ -178,6 +190,7 @@ final class RowLockContender implements Contender {
         RowLockWaits.Outcome outcome = driver.waits()
                 .await(
                         ps,
+                        tokenInStatement,
                         Math.min(RowLockWaits.CANCEL_CHECK_NANOS, remaining),
                         () -> waiter.isInterrupted() || driver.isClosed() || Deadlines.passed(ctx.ticker(), cancelAt),
                         ctx.lockName());
@@ -213,7 +226,7 @@ final class RowLockContender implements Contender {
                 conn.rollback();
             } else {
                 // Our transaction holds the row now; validity counts from the next request.
-                granted = claim(ctx.ticker().read(), true);
+                granted = claim(ctx.ticker().read(), true, outcome.token());
             }
         } else {
             // the row vanished (deleted by hand): the next try re-creates it

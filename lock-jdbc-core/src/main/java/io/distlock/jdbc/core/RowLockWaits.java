@@ -32,10 +32,11 @@ final class RowLockWaits {
      * How a blocking row-lock read ended.
      *
      * @param rowReturned the statement returned the row: its transaction holds the row lock now
+     * @param token the row's first column if it was returned and read as a token, else 0
      * @param cancelled the canceller cancelled it (it may still have returned the row, just in time)
      * @param failure the statement's failure, or null
      */
-    record Outcome(boolean rowReturned, boolean cancelled, SQLException failure) {}
+    record Outcome(boolean rowReturned, long token, boolean cancelled, SQLException failure) {}
 
     private final ScheduledThreadPoolExecutor canceller;
     /** Statements blocked in a row-lock wait, cancelled on close. */
@@ -57,11 +58,12 @@ final class RowLockWaits {
     }
 
     /**
-     * Executes {@code ps} (a locking read of one row, its parameters bound) and closes it. The
-     * canceller checks {@code giveUp} first after {@code firstCheckNanos}, then every {@link
+     * Executes {@code ps} (a locking read of one row, its parameters bound) and closes it; with
+     * {@code readsToken}, the returned row's first column is the fencing token. The canceller checks {@code giveUp} first after {@code firstCheckNanos}, then every {@link
      * #CANCEL_CHECK_NANOS}, and cancels the statement once it says so.
      */
-    Outcome await(PreparedStatement ps, long firstCheckNanos, BooleanSupplier giveUp, String lockName) {
+    Outcome await(
+            PreparedStatement ps, boolean readsToken, long firstCheckNanos, BooleanSupplier giveUp, String lockName) {
         Object guard = new Object();
         boolean[] executing = {true};
         boolean[] cancelled = {false};
@@ -85,10 +87,14 @@ final class RowLockWaits {
                 CANCEL_CHECK_NANOS,
                 TimeUnit.NANOSECONDS);
         boolean got = false;
+        long token = 0;
         SQLException failure = null;
         waiting.add(ps);
         try (ResultSet rs = ps.executeQuery()) {
             got = rs.next();
+            if (got && readsToken) {
+                token = rs.getLong(1);
+            }
         } catch (SQLException e) {
             failure = e;
         } finally {
@@ -104,7 +110,7 @@ final class RowLockWaits {
             }
         }
         synchronized (guard) {
-            return new Outcome(got, cancelled[0], failure);
+            return new Outcome(got, token, cancelled[0], failure);
         }
     }
 

@@ -29,7 +29,11 @@ public interface SqlDialect {
     /** The value stored in the lock table's name column for {@code lockName} (a valid lock name). */
     String key(String lockName);
 
-    /** Locks the lock's row if no other transaction holds it, without waiting; a row back means held. */
+    /**
+     * Locks the lock's row if no other transaction holds it, without waiting; a row back means held
+     * (its first column the token, if the dialect {@linkplain #drawsTokenInLockStatement() draws it
+     * there}).
+     */
     String claimSql();
 
     /**
@@ -40,7 +44,10 @@ public interface SqlDialect {
         ps.setString(1, key);
     }
 
-    /** Locks the lock's row, waiting for the transaction that holds it. */
+    /**
+     * Locks the lock's row, waiting for the transaction that holds it (a row back, with the token as
+     * for {@link #claimSql()}).
+     */
     String waitSql();
 
     /**
@@ -126,10 +133,25 @@ public interface SqlDialect {
     default void checkServer(Connection c) throws SQLException {}
 
     /**
-     * Allocates a fencing token for {@code key} on {@code c} (in autocommit mode, so the allocation
-     * is committed before it is handed out).
+     * Whether the claim and wait statements draw the fencing token themselves, after their row lock
+     * is granted, and return it as their first column. A grant then needs no request of its own for
+     * the token; the token's counter update is written with the lock's transaction, so a server
+     * crash before any later commit can set the counter back below it: such a dialect must floor its
+     * tokens (at the server's clock) so that they keep increasing across a crash anyway. Otherwise
+     * {@link #allocateToken} draws each token, committed, on the token connection.
      */
-    long allocateToken(Connection c, String key) throws SQLException;
+    default boolean drawsTokenInLockStatement() {
+        return false;
+    }
+
+    /**
+     * Allocates a fencing token for {@code key} on {@code c} (in autocommit mode, so the allocation
+     * is committed before it is handed out). Not called for a dialect that {@linkplain
+     * #drawsTokenInLockStatement() draws its tokens in the lock statement}.
+     */
+    default long allocateToken(Connection c, String key) throws SQLException {
+        throw new UnsupportedOperationException(backend() + " draws its fencing tokens in the lock statement");
+    }
 
     /**
      * Whether a failed row-lock wait only ended the statement (cancelled, or the server's own lock

@@ -34,9 +34,13 @@ import org.slf4j.LoggerFactory;
  *       it: it ends with the transaction.
  *   <li>A wait blocks on the row lock itself ({@code FOR UPDATE}), bounded by {@code lock_timeout}
  *       set the same way to the caller's remaining wait (millisecond precision).
- *   <li>Fencing tokens: {@code max(nextval(<table>_token), server clock in µs)} in one statement
- *       on its own autocommit connection; when the clock is ahead, {@code setval} moves the sequence
- *       to it, so the sequence keeps the highest token handed out.
+ *   <li>Fencing tokens: {@code max(nextval(<table>_token), server clock in µs)}, drawn by the claim
+ *       and the wait statements themselves once their row lock is granted (the locking query is a
+ *       materialised CTE, the token is computed over its row); when the clock is ahead, {@code
+ *       setval} moves the sequence to it, so the sequence keeps the highest token handed out. The
+ *       sequence's update is written with the lock's transaction: a server crash before a later
+ *       commit can set the sequence back, and the clock floor keeps the next tokens above the lost
+ *       ones.
  *   <li>Names are stored as they are, in a {@code text COLLATE "C"} column: compared byte by byte,
  *       so names that differ in case, trailing spaces or Unicode normalisation are different locks.
  * </ul>
@@ -84,15 +88,29 @@ public final class PostgresDialect implements SqlDialect {
     private PostgresDialect(String table, String sequence) {
         this.table = table;
         this.sequence = sequence;
-        this.claimSql = "SELECT set_config('idle_in_transaction_session_timeout', ?, true) FROM " + table
-                + " WHERE name = ? FOR UPDATE SKIP LOCKED";
-        this.waitSql = "SELECT set_config('lock_timeout', ?, true),"
+        this.claimSql = drawingToken("SELECT set_config('idle_in_transaction_session_timeout', ?, true) FROM " + table
+                + " WHERE name = ? FOR UPDATE SKIP LOCKED");
+        this.waitSql = drawingToken("SELECT set_config('lock_timeout', ?, true),"
                 + " set_config('idle_in_transaction_session_timeout', ?, true) FROM " + table
-                + " WHERE name = ? FOR UPDATE";
+                + " WHERE name = ? FOR UPDATE");
         this.existsSql = "SELECT 1 FROM " + table + " WHERE name = ?";
         this.insertSql = "INSERT INTO " + table + " (name) VALUES (?) ON CONFLICT (name) DO NOTHING";
-        this.tokenSql = "WITH v AS MATERIALIZED (SELECT nextval('" + sequence + "') AS n,"
-                + " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS c)"
+        this.tokenSql = "WITH " + token("");
+    }
+
+    /**
+     * {@code locking}, then the token for the row it locked: {@code locking} is a materialised CTE,
+     * so the token's expressions run above its row lock, once the lock is granted, and not at all
+     * when no row comes back.
+     */
+    private String drawingToken(String locking) {
+        return "WITH l AS MATERIALIZED (" + locking + "), " + token(" FROM l");
+    }
+
+    /** {@code max(nextval, server µs)} (with {@code setval} when the clock is ahead), once per row of {@code from}. */
+    private String token(String from) {
+        return "v AS MATERIALIZED (SELECT nextval('" + sequence + "') AS n,"
+                + " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS c" + from + ")"
                 + " SELECT CASE WHEN n >= c THEN n ELSE setval('" + sequence + "', c) END FROM v";
     }
 
@@ -119,8 +137,9 @@ public final class PostgresDialect implements SqlDialect {
 
     /**
      * {@code SELECT set_config('idle_in_transaction_session_timeout', ?, true) FROM <table> WHERE
-     * name = ? FOR UPDATE SKIP LOCKED}: the first of the three statements of an uncontended acquire +
-     * release (parameters: the lease in milliseconds, the name).
+     * name = ? FOR UPDATE SKIP LOCKED}, then the token for the locked row: the first of the two
+     * statements of an uncontended acquire + release (parameters: the lease in milliseconds, the
+     * name).
      */
     @Override
     public String claimSql() {
@@ -168,8 +187,9 @@ public final class PostgresDialect implements SqlDialect {
     }
 
     /**
-     * The token statement (one round trip, autocommit, on the token connection): {@code
-     * max(nextval, server µs)}, and {@code setval} to the clock when the clock is ahead.
+     * The token as a statement of its own ({@code max(nextval, server µs)}, and {@code setval} to
+     * the clock when the clock is ahead): what the claim and the wait draw after their row lock,
+     * for benchmarks that compare drawing it apart, committed.
      */
     public String tokenSql() {
         return tokenSql;
@@ -257,15 +277,10 @@ public final class PostgresDialect implements SqlDialect {
         }
     }
 
+    /** The claim and the wait return the token, drawn once their row lock is granted. */
     @Override
-    public long allocateToken(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(tokenSql);
-                ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                throw new SQLException("no fencing token returned by " + tokenSql);
-            }
-            return rs.getLong(1);
-        }
+    public boolean drawsTokenInLockStatement() {
+        return true;
     }
 
     @Override
