@@ -164,6 +164,45 @@ class PostgresLockProviderIT {
         }
     }
 
+    /**
+     * A lock granted by a wait is valid from when the wait statement was sent (the server's idle
+     * limit starts when the statement answers, and a holder paused before it reads the answer must
+     * not count its lease from after the pause), and a wait statement lasts at most half the lease,
+     * so a wait longer than the lease still hands over a lease with at least half of it left.
+     */
+    @Test
+    void tryAcquireWithWait_grantedLease_validFromWhenTheWaitWasSent_longWaitKeepsHalfTheLease(TestInfo info)
+            throws Exception {
+        String name = name(info);
+        try (PostgresLockProvider a = client();
+                PostgresLockProvider b = client()) {
+            for (Duration held : List.of(Duration.ofMillis(600), LEASE.multipliedBy(2))) {
+                Lease la = a.lock(name).acquire();
+                CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return b.lock(name).tryAcquire(Duration.ofSeconds(20));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                await().pollDelay(held).until(() -> !waiter.isDone());
+                assertThat(la.release()).isTrue();
+                Lease lb = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+                Duration left = lb.remainingValidity();
+                if (held.compareTo(LEASE) < 0) {
+                    assertThat(left)
+                            .as("counted from when the wait was sent, %s before the grant", held)
+                            .isLessThan(LEASE.minus(Duration.ofMillis(500)));
+                } else {
+                    assertThat(left)
+                            .as("after a wait of %s, the last wait statement was sent at most half a lease ago", held)
+                            .isGreaterThan(LEASE.dividedBy(2).minus(Duration.ofMillis(200)));
+                }
+                assertThat(lb.release()).isTrue();
+            }
+        }
+    }
+
     @Test
     void tryAcquireWithWait_heldThroughout_returnsEmptyAtDeadlineAndLeavesNothingBehind(TestInfo info)
             throws Exception {

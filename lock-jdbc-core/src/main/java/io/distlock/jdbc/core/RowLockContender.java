@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A wait blocks on the row lock itself ({@link SqlDialect#waitSql()}): the holder's {@code
  *       COMMIT}, or its connection's end, grants it. A wait that ends at the deadline, on interrupt
  *       or close leaves nothing held.
+ *   <li>A lock granted by a wait is valid from the moment the wait statement was sent, the last
+ *       moment the client knows to lie before the server's idle limit started (when the statement
+ *       answered): a holder paused between the server's answer and reading it must not count its
+ *       lease from after the pause. So that a long wait does not use up the lease, one wait
+ *       statement lasts at most half the lease; the engine then tries and waits again.
  * </ul>
  */
 final class RowLockContender implements Contender {
@@ -167,26 +172,22 @@ final class RowLockContender implements Contender {
             armed = false;
         }
         Thread waiter = Thread.currentThread();
-        long remaining = Math.max(0, Deadlines.remaining(ctx.ticker(), deadlineNanos));
+        long sentAt = ctx.ticker().read();
+        // one wait statement lasts at most half the lease: a grant's validity counts from sentAt
+        long waitEnd =
+                Math.min(deadlineNanos, Deadlines.after(sentAt, ctx.leaseTime().toNanos() / 2));
+        long remaining = Math.max(0, Deadlines.remaining(ctx.ticker(), waitEnd));
         PreparedStatement ps;
         try {
             ps = conn.prepareStatement(dialect.waitSql());
-            dialect.bindWait(
-                    ps,
-                    key,
-                    ctx.leaseTime(),
-                    deadlineNanos == Deadlines.NEVER
-                            ? Long.MAX_VALUE
-                            : Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+            dialect.bindWait(ps, key, ctx.leaseTime(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
         } catch (SQLException e) {
             dropConnection();
             throw driver.failure("wait failed", ctx.lockName(), e);
         }
         // Cancelled when the waiter gives up: at the deadline, unless the server ends the wait
         // itself then (the cancel is a safety net a little later); on interrupt; on close.
-        long cancelAt = dialect.waitsBoundedByServer() && deadlineNanos != Deadlines.NEVER
-                ? Deadlines.after(deadlineNanos, SERVER_BOUND_GRACE_NANOS)
-                : deadlineNanos;
+        long cancelAt = dialect.waitsBoundedByServer() ? Deadlines.after(waitEnd, SERVER_BOUND_GRACE_NANOS) : waitEnd;
         RowLockWaits.Outcome outcome = driver.waits()
                 .await(
                         ps,
@@ -200,7 +201,7 @@ final class RowLockContender implements Contender {
             return;
         }
         try {
-            settle(outcome, waiter);
+            settle(outcome, waiter, sentAt);
         } catch (SQLException e) {
             dropConnection();
             throw driver.failure("wait failed", ctx.lockName(), e);
@@ -210,8 +211,11 @@ final class RowLockContender implements Contender {
         }
     }
 
-    /** Keeps a granted row lock as {@link #granted}, or leaves the connection holding nothing. */
-    private void settle(RowLockWaits.Outcome outcome, Thread waiter) throws SQLException {
+    /**
+     * Keeps a granted row lock as {@link #granted} (valid from {@code sentAt}, when the wait was
+     * sent), or leaves the connection holding nothing.
+     */
+    private void settle(RowLockWaits.Outcome outcome, Thread waiter, long sentAt) throws SQLException {
         SQLException failure = outcome.failure();
         if (failure != null) {
             if (outcome.cancelled() || dialect.isWaitEnded(failure)) {
@@ -225,8 +229,7 @@ final class RowLockContender implements Contender {
                 // granted just as we gave up: give it back
                 conn.rollback();
             } else {
-                // Our transaction holds the row now; validity counts from the next request.
-                granted = claim(ctx.ticker().read(), true, outcome.token());
+                granted = claim(sentAt, true, outcome.token());
             }
         } else {
             // the row vanished (deleted by hand): the next try re-creates it
