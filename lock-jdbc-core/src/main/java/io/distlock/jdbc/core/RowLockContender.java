@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  *       created in its own short transaction, never inside a locking one (the next client's insert
  *       would wait on that transaction), then claimed.
  *   <li>Once the row is locked: a fencing token (drawn by the locking statement itself, or
- *       committed on the token connection), and the
- *       session's expiry armed with the lease, unless the claim armed it itself or the connection
- *       is a warm one whose expiry already is the lease's.
+ *       committed on the token connection), and the session's expiry armed with the lease, unless
+ *       the claim armed it itself or the connection is a warm one whose expiry already is the
+ *       lease's.
  *   <li>A wait blocks on the row lock itself ({@link SqlDialect#waitSql()}): the holder's {@code
  *       COMMIT}, or its connection's end, grants it. A wait that ends at the deadline, on interrupt
  *       or close leaves nothing held.
@@ -185,8 +185,8 @@ final class RowLockContender implements Contender {
             dropConnection();
             throw driver.failure("wait failed", ctx.lockName(), e);
         }
-        // Cancelled when the waiter gives up: at the deadline, unless the server ends the wait
-        // itself then (the cancel is a safety net a little later); on interrupt; on close.
+        // Cancelled at the wait's end (the deadline, or half a lease), unless the server ends the
+        // wait itself then (the cancel is a safety net a little later); on interrupt; on close.
         long cancelAt = dialect.waitsBoundedByServer() ? Deadlines.after(waitEnd, SERVER_BOUND_GRACE_NANOS) : waitEnd;
         RowLockWaits.Outcome outcome = driver.waits()
                 .await(

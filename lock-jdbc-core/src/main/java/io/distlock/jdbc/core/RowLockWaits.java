@@ -59,8 +59,9 @@ final class RowLockWaits {
 
     /**
      * Executes {@code ps} (a locking read of one row, its parameters bound) and closes it; with
-     * {@code readsToken}, the returned row's first column is the fencing token. The canceller checks {@code giveUp} first after {@code firstCheckNanos}, then every {@link
-     * #CANCEL_CHECK_NANOS}, and cancels the statement once it says so.
+     * {@code readsToken}, the returned row's first column is the fencing token. The canceller checks
+     * {@code giveUp} first after {@code firstCheckNanos}, then every {@link #CANCEL_CHECK_NANOS},
+     * and cancels the statement once it says so.
      */
     Outcome await(
             PreparedStatement ps, boolean readsToken, long firstCheckNanos, BooleanSupplier giveUp, String lockName) {
