@@ -137,13 +137,7 @@ class PostgresLockProviderIT {
         try (PostgresLockProvider a = client();
                 PostgresLockProvider b = client()) {
             Lease la = a.lock(name).acquire();
-            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return b.lock(name).tryAcquire(Duration.ofSeconds(20));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Optional<Lease>> waiter = waitFor(b, name);
             await().pollDelay(Duration.ofMillis(300)).until(() -> !waiter.isDone());
             long clockBeforeRelease = serverMicros();
             long released = System.nanoTime();
@@ -178,13 +172,7 @@ class PostgresLockProviderIT {
                 PostgresLockProvider b = client()) {
             for (Duration held : List.of(Duration.ofMillis(600), LEASE.multipliedBy(2))) {
                 Lease la = a.lock(name).acquire();
-                CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return b.lock(name).tryAcquire(Duration.ofSeconds(20));
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
+                CompletableFuture<Optional<Lease>> waiter = waitFor(b, name);
                 await().pollDelay(held).until(() -> !waiter.isDone());
                 assertThat(la.release()).isTrue();
                 Lease lb = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -434,6 +422,17 @@ class PostgresLockProviderIT {
                     .isGreaterThan(before);
             lb.release();
         }
+    }
+
+    /** {@code p.lock(name).tryAcquire(20 s)} on another thread. */
+    private static CompletableFuture<Optional<Lease>> waitFor(PostgresLockProvider p, String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.lock(name).tryAcquire(Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** The token sequence's last value. */

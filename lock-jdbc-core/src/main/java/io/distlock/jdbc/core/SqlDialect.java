@@ -146,12 +146,10 @@ public interface SqlDialect {
 
     /**
      * Allocates a fencing token for {@code key} on {@code c} (in autocommit mode, so the allocation
-     * is committed before it is handed out). Not called for a dialect that {@linkplain
-     * #drawsTokenInLockStatement() draws its tokens in the lock statement}.
+     * is committed before it is handed out). The core does not call it for a dialect that
+     * {@linkplain #drawsTokenInLockStatement() draws its tokens in the lock statement}.
      */
-    default long allocateToken(Connection c, String key) throws SQLException {
-        throw new UnsupportedOperationException(backend() + " draws its fencing tokens in the lock statement");
-    }
+    long allocateToken(Connection c, String key) throws SQLException;
 
     /**
      * Whether a failed row-lock wait only ended the statement (cancelled, or the server's own lock

@@ -283,6 +283,18 @@ public final class PostgresDialect implements SqlDialect {
         return true;
     }
 
+    /** A token drawn apart ({@link #tokenSql()}); the lock itself draws its tokens in its statements. */
+    @Override
+    public long allocateToken(Connection c, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(tokenSql);
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("no fencing token returned by " + tokenSql);
+            }
+            return rs.getLong(1);
+        }
+    }
+
     @Override
     public boolean isWaitEnded(SQLException e) {
         return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) || QUERY_CANCELED.equals(e.getSQLState());
