@@ -44,16 +44,27 @@ class RedlockWaitingIT {
 
     /** A 10 s lease, no renewal, and a retry delay so long that only release messages are fast. */
     private static RedlockLockProvider slowPolling(List<String> addresses) {
+        return slowPolling(addresses, Duration.ofSeconds(10));
+    }
+
+    /**
+     * The first holder: as {@link #slowPolling(List)}, with a 2 min lease, so that it still holds
+     * when the waiters have queued, however slowly the machine sets them up.
+     */
+    private static RedlockLockProvider holder(List<String> addresses) {
+        return slowPolling(addresses, Duration.ofMinutes(2));
+    }
+
+    private static RedlockLockProvider slowPolling(List<String> addresses, Duration leaseTime) {
         return open(
                 addresses,
                 RedlockLockOptions.builder()
-                        .nodeTimeout(Duration.ofMillis(200))
+                        // a queued try must reach every node even on a loaded machine: a node that
+                        // misses it would leave the waiter unqueued there until its next try, seconds on
+                        .nodeTimeout(Duration.ofSeconds(1))
                         .maxRetryDelay(Duration.ofSeconds(5)) // polling would take seconds: only messages are fast
                         .build(),
-                LockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(10))
-                        .autoRenew(false)
-                        .build());
+                LockOptions.builder().leaseTime(leaseTime).autoRenew(false).build());
     }
 
     private static long evalshaCalls(RedisServers nodes) {
@@ -140,7 +151,7 @@ class RedlockWaitingIT {
     void waiters_manyInOneProvider_eachReleaseWakesOneAndHandsOffFast() throws Exception {
         int waiters = 10;
         try (RedisServers nodes = RedisServers.independentMasters(5);
-                RedlockLockProvider holder = slowPolling(addresses(nodes));
+                RedlockLockProvider holder = holder(addresses(nodes));
                 RedlockLockProvider many = slowPolling(addresses(nodes))) {
             Lease first = holder.lock("handoff").tryAcquire().orElseThrow();
             ConcurrentLinkedQueue<Long> handoffNanos = new ConcurrentLinkedQueue<>();
@@ -193,7 +204,7 @@ class RedlockWaitingIT {
         String name = "handoff-providers";
         List<RedlockLockProvider> providers = new ArrayList<>();
         try (RedisServers nodes = RedisServers.independentMasters(5);
-                RedlockLockProvider holder = slowPolling(addresses(nodes))) {
+                RedlockLockProvider holder = holder(addresses(nodes))) {
             Lease first = holder.lock(name).tryAcquire().orElseThrow();
             ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
             AtomicInteger failures = new AtomicInteger();
