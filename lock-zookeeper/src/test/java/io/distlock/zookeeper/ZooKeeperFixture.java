@@ -1,5 +1,6 @@
 package io.distlock.zookeeper;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Credentials;
 import io.distlock.LockOptions;
 import io.distlock.LockProvider;
@@ -185,13 +186,26 @@ final class ZooKeeperFixture implements TckFixture {
         return newZkClient(options, options().build());
     }
 
-    /** A client connected directly to the servers, with these ZooKeeper options. */
+    /**
+     * A client connected directly to the servers, with these ZooKeeper options. The fixture builds
+     * clients only while the servers run, so a first connection that takes longer than the 5 s
+     * connect timeout (a loaded CI machine, an ensemble member still catching up after a restart) is
+     * tried once more before the test fails.
+     */
     ZooKeeperLockProvider newZkClient(LockOptions lockOptions, ZooKeeperLockOptions options) {
-        return track(ZooKeeperLockProvider.builder()
+        try {
+            return track(build(lockOptions, options));
+        } catch (BackendUnavailableException slow) {
+            return track(build(lockOptions, options));
+        }
+    }
+
+    private ZooKeeperLockProvider build(LockOptions lockOptions, ZooKeeperLockOptions options) {
+        return ZooKeeperLockProvider.builder()
                 .connectString(connectString)
                 .options(options)
                 .lockOptions(lockOptions)
-                .build());
+                .build();
     }
 
     /**
