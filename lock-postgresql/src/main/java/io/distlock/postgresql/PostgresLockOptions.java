@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
  * lease, every thread waiting in {@code acquire}/{@code tryAcquire(maxWait)} keeps one while it
  * waits, and each {@code claimRows} call keeps one for its transaction (fencing tokens need none:
  * the lock's own statement draws them). Size the pool at least {@code (locks held at once) +
- * (concurrent waiters) + (concurrent claims)}, and the server's {@code max_connections} for every provider's pool. When
- * every connection is in use, {@code tryAcquire()} fails at once with a {@link
+ * (concurrent waiters) + (concurrent claims)}, and the server's {@code max_connections} for every
+ * provider's pool. When every connection is in use, {@code tryAcquire()} fails at once with a {@link
  * io.distlock.PoolExhaustedException}, {@code tryAcquire(maxWait)} after waiting at most {@code maxWait}
  * for a connection, {@code acquire()} after {@link #poolWaitTimeout()}; {@code
  * unwrap(ConnectionPoolMetrics.class)} of the provider shows how close it is.

@@ -19,10 +19,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * What a backend whose held locks each keep a pooled connection must do when its pool runs out (the
  * SQL backends): a provider with 10 connections holds as many locks as it has connections for
- * them (10, or 9 where one connection allocates tokens); the next zero-wait {@code tryAcquire()} fails at once — not after the pool's wait — with
- * a {@link PoolExhaustedException} that names the pool and what to change; a {@code
- * tryAcquire(maxWait)} waits for a connection at most its wait, and takes one that comes back
- * within it; {@link ConnectionPoolMetrics} shows all of it.
+ * them (10, or 9 where one connection allocates tokens); the next zero-wait {@code tryAcquire()}
+ * fails at once — not after the pool's wait — with a {@link PoolExhaustedException} that names the
+ * pool and what to change; a {@code tryAcquire(maxWait)} waits for a connection at most its wait,
+ * and takes one that comes back within it; {@link ConnectionPoolMetrics} shows all of it.
  */
 public final class PoolExhaustion {
     private PoolExhaustion() {}
