@@ -50,6 +50,11 @@ import org.postgresql.core.QueryExecutor;
  *       transaction-scoped advisory lock of the name's hash, taken in the wait statement before the
  *       row lock, so that at most one waiter waits on the row itself (PostgreSQL's row-lock waiters
  *       otherwise queue on the row's tuple lock, and each grant wakes the next in line too).
+ *   <li>{@code advisory}, {@code advisory_seq}, {@code advisory_only_token}: no row at all; each
+ *       waiter blocks on the transaction-scoped advisory lock of the name's hash (the lock manager
+ *       grants it to one waiter on release and wakes that one only), then draws nothing, a plain
+ *       {@code nextval}, or the lock's token (floored at the clock with {@code setval}): where a
+ *       hand-off's time goes when the lock is not a row lock.
  *   <li>{@code notify_token}: plain JDBC; the holder releases with {@code NOTIFY <channel>; COMMIT}
  *       (one round trip); each waiter listens on a connection of its own and, woken, claims with the
  *       lock's {@code SKIP LOCKED} statement (which draws the token); a waiter that finds the row
@@ -65,7 +70,8 @@ import org.postgresql.core.QueryExecutor;
  *
  * <p>Arguments: {@code [--rounds N]} (default 5), {@code [--seconds S]} per variant and round
  * (default 2), {@code [--hold-ms MS]} (default 2), {@code [--waiters 1,50]}, {@code [--variants
- * rowlock,rowlock_token,rowlock_token_apart,advisory_token,notify_token,provider]}, {@code [--out FILE]} (default {@code
+ * rowlock,rowlock_token,rowlock_token_apart,advisory_token,notify_token,provider]}; also {@code
+ * advisory,advisory_seq,advisory_only_token}, {@code [--out FILE]} (default {@code
  * target/benchmarks/postgres-wakeup.json}). Run with {@code ./distlock bench PostgresWakeUpBench
  * [args]}.
  */
@@ -83,6 +89,20 @@ public final class PostgresWakeUpBench {
             .replace(
                     "set_config('lock_timeout', ?, true),",
                     "set_config('lock_timeout', ?, true), pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,");
+    /**
+     * The {@code advisory} variants' wait: a transaction-scoped advisory lock of the name's hash
+     * instead of the row, with nothing after it ({@code advisory}), with a plain {@code nextval}
+     * ({@code advisory_seq}) or with the lock's token ({@code advisory_only_token}).
+     */
+    private static final String ADVISORY_ONLY_SQL = "SELECT set_config('lock_timeout', '1000', true),"
+            + " pg_advisory_xact_lock(hashtextextended(?, 0)) IS NULL AS g";
+
+    private static final String ADVISORY_SEQ_SQL = "WITH l AS MATERIALIZED (" + ADVISORY_ONLY_SQL + ")"
+            + " SELECT nextval('" + PostgresLockOptions.DEFAULT_TABLE + "_token') FROM l";
+
+    private static final String ADVISORY_ONLY_TOKEN_SQL = "WITH l AS MATERIALIZED (" + ADVISORY_ONLY_SQL + "), "
+            + SQL.tokenSql().substring("WITH ".length()).replace(" AS c)", " AS c FROM l)");
+
     /** The {@code rowlock} variants' wait without a token: the row lock alone. */
     private static final String PLAIN_WAIT_SQL = "SELECT set_config('lock_timeout', '1000', true),"
             + " set_config('idle_in_transaction_session_timeout', '30000', true)"
@@ -175,6 +195,9 @@ public final class PostgresWakeUpBench {
             case "rowlock_token" -> new RowLockClient(pg, SQL.waitSql(), false);
             case "rowlock_token_apart" -> new RowLockClient(pg, PLAIN_WAIT_SQL, true);
             case "advisory_token" -> new RowLockClient(pg, ADVISORY_WAIT_SQL, false);
+            case "advisory" -> new RowLockClient(pg, ADVISORY_ONLY_SQL, false);
+            case "advisory_seq" -> new RowLockClient(pg, ADVISORY_SEQ_SQL, false);
+            case "advisory_only_token" -> new RowLockClient(pg, ADVISORY_ONLY_TOKEN_SQL, false);
             case "notify_token" -> new NotifyClient(pg);
             case "provider" -> new ProviderClient(pg);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
@@ -283,7 +306,10 @@ public final class PostgresWakeUpBench {
             lock = pg.connect();
             lock.setAutoCommit(false);
             wait = lock.prepareStatement(waitSql);
-            if (waitSql.equals(PLAIN_WAIT_SQL)) {
+            if (waitSql.equals(PLAIN_WAIT_SQL)
+                    || waitSql.equals(ADVISORY_ONLY_SQL)
+                    || waitSql.equals(ADVISORY_SEQ_SQL)
+                    || waitSql.equals(ADVISORY_ONLY_TOKEN_SQL)) {
                 wait.setString(1, LOCK);
             } else {
                 SQL.bindWait(wait, LOCK, LEASE, 1000);
