@@ -90,13 +90,7 @@ class MySqlLockProviderIT {
         try (MySqlLockProvider a = client();
                 MySqlLockProvider b = client()) {
             Lease la = a.lock(name).acquire();
-            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return b.lock(name).tryAcquire(Duration.ofSeconds(20));
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Optional<Lease>> waiter = waitFor(b, name);
             await().pollDelay(Duration.ofMillis(300)).until(() -> !waiter.isDone());
             long released = System.nanoTime();
             la.release();
@@ -107,6 +101,49 @@ class MySqlLockProviderIT {
                     .isGreaterThan(la.fencingToken().getAsLong());
             lb.release();
         }
+    }
+
+    /**
+     * A lock granted by a wait counts its validity from when the wait statement was sent, not from
+     * when its answer was read; one wait statement lasts at most half the lease, so a lock granted
+     * after a long wait still has about half a lease left.
+     */
+    @Test
+    void tryAcquireWithWait_grantedLease_validFromWhenTheWaitWasSent_longWaitKeepsHalfTheLease(TestInfo info)
+            throws Exception {
+        String name = name(info);
+        try (MySqlLockProvider a = client();
+                MySqlLockProvider b = client()) {
+            for (Duration held : List.of(Duration.ofMillis(600), LEASE.multipliedBy(2))) {
+                Lease la = a.lock(name).acquire();
+                CompletableFuture<Optional<Lease>> waiter = waitFor(b, name);
+                await().pollDelay(held).until(() -> !waiter.isDone());
+                assertThat(la.release()).isTrue();
+                Lease lb = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+                Duration left = lb.remainingValidity();
+                if (held.compareTo(LEASE) < 0) {
+                    assertThat(left)
+                            .as("counted from when the wait was sent, %s before the grant", held)
+                            .isLessThan(LEASE.minus(Duration.ofMillis(500)));
+                } else {
+                    assertThat(left)
+                            .as("after a wait of %s, the last wait statement was sent at most half a lease ago", held)
+                            .isGreaterThan(LEASE.dividedBy(2).minus(Duration.ofMillis(200)));
+                }
+                assertThat(lb.release()).isTrue();
+            }
+        }
+    }
+
+    /** {@code p} waits up to 20 s for {@code name} on another thread. */
+    private static CompletableFuture<Optional<Lease>> waitFor(MySqlLockProvider p, String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.lock(name).tryAcquire(Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     @Test
