@@ -13,6 +13,7 @@ import io.distlock.LockProviders;
 import io.distlock.fencing.JdbcFencingGuard;
 import io.distlock.fencing.StaleTokenException;
 import io.distlock.testing.PoolExhaustion;
+import io.distlock.testing.WaitGrantValidity;
 import io.distlock.testing.servers.PostgresServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -170,24 +171,7 @@ class PostgresLockProviderIT {
         String name = name(info);
         try (PostgresLockProvider a = client();
                 PostgresLockProvider b = client()) {
-            for (Duration held : List.of(Duration.ofMillis(600), LEASE.multipliedBy(2))) {
-                Lease la = a.lock(name).acquire();
-                CompletableFuture<Optional<Lease>> waiter = waitFor(b, name);
-                await().pollDelay(held).until(() -> !waiter.isDone());
-                assertThat(la.release()).isTrue();
-                Lease lb = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
-                Duration left = lb.remainingValidity();
-                if (held.compareTo(LEASE) < 0) {
-                    assertThat(left)
-                            .as("counted from when the wait was sent, %s before the grant", held)
-                            .isLessThan(LEASE.minus(Duration.ofMillis(500)));
-                } else {
-                    assertThat(left)
-                            .as("after a wait of %s, the last wait statement was sent at most half a lease ago", held)
-                            .isGreaterThan(LEASE.dividedBy(2).minus(Duration.ofMillis(200)));
-                }
-                assertThat(lb.release()).isTrue();
-            }
+            WaitGrantValidity.check(a, b, name, LEASE);
         }
     }
 
