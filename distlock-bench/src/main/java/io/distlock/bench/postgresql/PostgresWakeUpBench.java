@@ -85,10 +85,10 @@ public final class PostgresWakeUpBench {
      * transaction-scoped advisory lock of the name's 64-bit hash (PostgreSQL's lock manager grants it
      * to one waiter on release), and only the one holding it waits on the row lock.
      */
-    private static final String ADVISORY_WAIT_SQL = SQL.waitSql()
-            .replace(
-                    "set_config('lock_timeout', ?, true),",
-                    "set_config('lock_timeout', ?, true), pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,");
+    private static final String ADVISORY_WAIT_SQL = replaceOnce(
+            SQL.waitSql(),
+            "set_config('lock_timeout', ?, true),",
+            "set_config('lock_timeout', ?, true), pg_advisory_xact_lock(hashtextextended(name, 0)) IS NULL,");
     /**
      * The {@code advisory} variants' wait: a transaction-scoped advisory lock of the name's hash
      * instead of the row, with nothing after it ({@code advisory}), with a plain {@code nextval}
@@ -101,7 +101,7 @@ public final class PostgresWakeUpBench {
             + " SELECT nextval('" + PostgresLockOptions.DEFAULT_TABLE + "_token') FROM l";
 
     private static final String ADVISORY_ONLY_TOKEN_SQL = "WITH l AS MATERIALIZED (" + ADVISORY_ONLY_SQL + "), "
-            + SQL.tokenSql().substring("WITH ".length()).replace(" AS c)", " AS c FROM l)");
+            + replaceOnce(SQL.tokenSql().substring("WITH ".length()), " AS c)", " AS c FROM l)");
 
     /** The {@code rowlock} variants' wait without a token: the row lock alone. */
     private static final String PLAIN_WAIT_SQL = "SELECT set_config('lock_timeout', '1000', true),"
@@ -109,6 +109,15 @@ public final class PostgresWakeUpBench {
             + " FROM " + PostgresLockOptions.DEFAULT_TABLE + " WHERE name = ? FOR UPDATE";
 
     private PostgresWakeUpBench() {}
+
+    /** {@code sql} with {@code part} replaced, which must occur in it exactly once. */
+    private static String replaceOnce(String sql, String part, String with) {
+        int at = sql.indexOf(part);
+        if (at < 0 || sql.indexOf(part, at + 1) >= 0) {
+            throw new IllegalStateException("expected '" + part + "' once in the lock's statement: " + sql);
+        }
+        return sql.substring(0, at) + with + sql.substring(at + part.length());
+    }
 
     /** One client of a hand-off variant. */
     private interface Client extends AutoCloseable {
@@ -306,13 +315,12 @@ public final class PostgresWakeUpBench {
             lock = pg.connect();
             lock.setAutoCommit(false);
             wait = lock.prepareStatement(waitSql);
-            if (waitSql.equals(PLAIN_WAIT_SQL)
-                    || waitSql.equals(ADVISORY_ONLY_SQL)
-                    || waitSql.equals(ADVISORY_SEQ_SQL)
-                    || waitSql.equals(ADVISORY_ONLY_TOKEN_SQL)) {
-                wait.setString(1, LOCK);
-            } else {
+            // the lock's own wait statement (and the variant built on it) takes the dialect's
+            // parameters; every other variant binds the name alone
+            if (waitSql.equals(SQL.waitSql()) || waitSql.equals(ADVISORY_WAIT_SQL)) {
                 SQL.bindWait(wait, LOCK, LEASE, 1000);
+            } else {
+                wait.setString(1, LOCK);
             }
             tokens = token ? pg.connect() : null;
             this.token = token ? tokens.prepareStatement(SQL.tokenSql()) : null;
