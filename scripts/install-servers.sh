@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages whose servers the distlock tests start (lock-testing io.distlock.testing.servers):
-#   redis-server redis-sentinel etcd-server zookeeper mariadb-server postgresql
+#   redis-server redis-sentinel etcd-server zookeeper mariadb-server postgresql pgbouncer
 # Idempotent: returns at once when everything is present. Without root and with packages missing,
 # prints what to install and exits 1.
 set -eu
 
-PACKAGES="redis-server redis-sentinel etcd-server zookeeper mariadb-server postgresql"
+PACKAGES="redis-server redis-sentinel etcd-server zookeeper mariadb-server postgresql pgbouncer"
 
 # a package counts as present when dpkg says so, or when its binary is already on this machine
 present() {
@@ -16,6 +16,7 @@ present() {
         zookeeper)      probe=/usr/share/java/zookeeper.jar ;;
         mariadb-server) probe=/usr/sbin/mariadbd ;;
         postgresql)     probe=$(ls -d /usr/lib/postgresql/*/bin/postgres 2>/dev/null | head -1) ;;
+        pgbouncer)      probe=/usr/sbin/pgbouncer ;;
         *)              probe= ;;
     esac
     if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; then

@@ -369,8 +369,13 @@ public final class PostgresServer extends DelegatingTestServer {
         }
     }
 
+    /** The {@code psql} client of the newest installed PostgreSQL. */
+    static Path psql() {
+        return binDir().resolve("psql");
+    }
+
     /** {@code command} as the {@code postgres} user when this JVM runs as root (same pid: setpriv execs). */
-    private static List<String> asServerUser(boolean root, String binary, List<String> arguments) {
+    static List<String> asServerUser(boolean root, String binary, List<String> arguments) {
         List<String> c = new ArrayList<>();
         if (root) {
             c.addAll(List.of(
@@ -386,7 +391,7 @@ public final class PostgresServer extends DelegatingTestServer {
         return c;
     }
 
-    private static void giveToServerUser(boolean root, Path dir) throws IOException, InterruptedException {
+    static void giveToServerUser(boolean root, Path dir) throws IOException, InterruptedException {
         if (root && run(List.of("chown", "-R", SUPERUSER + ":", dir.toString()), dir, Duration.ofSeconds(30)) != 0) {
             throw new ServerStartException("cannot give " + dir + " to the " + SUPERUSER + " user");
         }
