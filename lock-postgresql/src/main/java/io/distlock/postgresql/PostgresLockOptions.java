@@ -6,6 +6,7 @@ import io.distlock.TlsOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Pattern;
 
 /**
@@ -56,6 +57,7 @@ public final class PostgresLockOptions {
     private final boolean createSchema;
     private final int poolSize;
     private final Duration poolWaitTimeout;
+    private final int prepareThreshold;
     private final Credentials credentials;
     private final TlsOptions tls;
     private final TimeoutOptions timeouts;
@@ -65,6 +67,7 @@ public final class PostgresLockOptions {
         this.createSchema = b.createSchema;
         this.poolSize = b.poolSize;
         this.poolWaitTimeout = b.poolWaitTimeout;
+        this.prepareThreshold = b.prepareThreshold;
         this.credentials = b.credentials;
         this.tls = b.tls;
         this.timeouts = b.timeouts;
@@ -86,6 +89,7 @@ public final class PostgresLockOptions {
         b.createSchema = createSchema;
         b.poolSize = poolSize;
         b.poolWaitTimeout = poolWaitTimeout;
+        b.prepareThreshold = prepareThreshold;
         b.credentials = credentials;
         b.tls = tls;
         b.timeouts = timeouts;
@@ -122,6 +126,17 @@ public final class PostgresLockOptions {
         return poolWaitTimeout;
     }
 
+    /**
+     * The driver's {@code prepareThreshold} for the provider's own pool: after how many runs of a
+     * statement on one connection the driver prepares it on the server under a name; {@code 0} never
+     * does, which a connection pooler in transaction mode needs (PgBouncer before 1.21: the named
+     * statements stay on one server connection while the session moves on). Empty (the default):
+     * the driver's own default (5), or the JDBC URL's.
+     */
+    public OptionalInt prepareThreshold() {
+        return prepareThreshold < 0 ? OptionalInt.empty() : OptionalInt.of(prepareThreshold);
+    }
+
     /** The PostgreSQL role and password of the provider's own pool; empty: the JDBC URL's, if any. */
     public Optional<Credentials> credentials() {
         return Optional.ofNullable(credentials);
@@ -148,7 +163,8 @@ public final class PostgresLockOptions {
     @Override
     public String toString() {
         return "PostgresLockOptions{table=" + table + ", createSchema=" + createSchema + ", poolSize=" + poolSize
-                + ", poolWaitTimeout=" + poolWaitTimeout + ", credentials=" + credentials + ", tls=" + tls
+                + ", poolWaitTimeout=" + poolWaitTimeout + ", prepareThreshold=" + prepareThreshold()
+                + ", credentials=" + credentials + ", tls=" + tls
                 + ", timeouts=" + timeouts + '}';
     }
 
@@ -158,6 +174,7 @@ public final class PostgresLockOptions {
         private boolean createSchema;
         private int poolSize = DEFAULT_POOL_SIZE;
         private Duration poolWaitTimeout = DEFAULT_POOL_WAIT_TIMEOUT;
+        private int prepareThreshold = -1;
         private Credentials credentials;
         private TlsOptions tls = TlsOptions.disabled();
         private TimeoutOptions timeouts = TimeoutOptions.defaults();
@@ -195,6 +212,21 @@ public final class PostgresLockOptions {
                 throw new IllegalArgumentException("poolSize must be between 1 and 10000 (was " + poolSize + ")");
             }
             this.poolSize = poolSize;
+            return this;
+        }
+
+        /**
+         * The driver's {@code prepareThreshold} ({@link PostgresLockOptions#prepareThreshold()}):
+         * {@code 0} behind a connection pooler in transaction mode such as PgBouncer before 1.21.
+         *
+         * @throws IllegalArgumentException if {@code prepareThreshold} is negative
+         */
+        public Builder prepareThreshold(int prepareThreshold) {
+            if (prepareThreshold < 0) {
+                throw new IllegalArgumentException("prepareThreshold must be at least 0 (0: never prepare statements"
+                        + " on the server) (was " + prepareThreshold + ")");
+            }
+            this.prepareThreshold = prepareThreshold;
             return this;
         }
 

@@ -23,6 +23,7 @@ class PostgresLockOptionsTest {
                 .isEqualTo(PostgresLockOptions.DEFAULT_POOL_SIZE)
                 .isEqualTo(10);
         assertThat(o.poolWaitTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(o.prepareThreshold()).isEmpty();
         assertThat(o.credentials()).isEmpty();
         assertThat(o.tls()).isEqualTo(TlsOptions.disabled());
         assertThat(o.timeouts()).isEqualTo(TimeoutOptions.defaults());
@@ -37,6 +38,9 @@ class PostgresLockOptionsTest {
         assertThatThrownBy(() -> b.poolSize(0)).hasMessageContaining("poolSize must be between 1 and 10000 (was 0)");
         assertThatThrownBy(() -> b.poolWaitTimeout(Duration.ofMillis(10)))
                 .hasMessageContaining("poolWaitTimeout must be at least 250ms");
+        assertThatThrownBy(() -> b.prepareThreshold(-1))
+                .hasMessageContaining("prepareThreshold must be at least 0")
+                .hasMessageContaining("(was -1)");
         assertThatThrownBy(() -> b.credentials(Credentials.password("pw")))
                 .hasMessageContaining("credentials must name a role");
         assertThatThrownBy(() -> b.tls(
@@ -51,6 +55,7 @@ class PostgresLockOptionsTest {
                 .createSchema(true)
                 .poolSize(3)
                 .poolWaitTimeout(Duration.ofSeconds(1))
+                .prepareThreshold(0)
                 .credentials(Credentials.of("app", "s3cret-pw"))
                 .tls(TlsOptions.builder().trustCertificates(CACERTS).build())
                 .build();
@@ -60,6 +65,7 @@ class PostgresLockOptionsTest {
         assertThat(copy.createSchema()).isTrue();
         assertThat(copy.poolSize()).isEqualTo(3);
         assertThat(copy.poolWaitTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(copy.prepareThreshold()).hasValue(0);
         assertThat(copy.credentials()).isEqualTo(o.credentials());
         assertThat(copy.tls()).isEqualTo(o.tls());
         assertThat(o.toString()).contains("locks", "app").doesNotContain("s3cret-pw");

@@ -8,7 +8,9 @@ import io.distlock.spi.FaultHooks;
 import io.distlock.tck.TckFixture;
 import io.distlock.testing.faults.ProxiedProvider;
 import io.distlock.testing.faults.TcpProxy;
+import io.distlock.testing.servers.PgBouncer;
 import io.distlock.testing.servers.PostgresServer;
+import io.distlock.testing.servers.TestServer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +35,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class PostgresTckFixture implements TckFixture {
     private final PostgresServer db;
+    /** The PgBouncer the clients connect through, or null for direct connections. */
+    private final PgBouncer bouncer;
+
     private final boolean proxied;
     private final boolean leastPrivilege;
     private final List<PostgresLockProvider> clients = new CopyOnWriteArrayList<>();
@@ -54,17 +59,36 @@ final class PostgresTckFixture implements TckFixture {
 
     /** A fixture on {@code db}, which it closes. */
     PostgresTckFixture(PostgresServer db, boolean proxied, boolean leastPrivilege) {
+        this(db, proxied, leastPrivilege, false);
+    }
+
+    private PostgresTckFixture(PostgresServer db, boolean proxied, boolean leastPrivilege, boolean pgBouncer) {
         this.db = db;
         this.proxied = proxied;
         this.leastPrivilege = leastPrivilege;
-        if (leastPrivilege) {
-            try {
+        try {
+            if (leastPrivilege) {
                 LeastPrivilegeRole.create(db, PostgresLockOptions.defaults());
-            } catch (RuntimeException e) {
-                db.close();
-                throw e;
             }
+            this.bouncer = pgBouncer
+                    ? PgBouncer.builder(db)
+                            .user(LeastPrivilegeRole.ROLE, LeastPrivilegeRole.PASSWORD)
+                            .poolMode(PgBouncer.PoolMode.TRANSACTION)
+                            .start()
+                    : null;
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
         }
+    }
+
+    /**
+     * A fixture whose clients connect through a PgBouncer in transaction pool mode (each behind its
+     * own {@link TcpProxy} in front of PgBouncer if {@code proxied}), with the driver's server-side
+     * prepared statements off ({@code prepareThreshold=0}).
+     */
+    static PostgresTckFixture behindPgBouncer(boolean proxied, boolean leastPrivilege) {
+        return new PostgresTckFixture(PostgresServer.start(), proxied, leastPrivilege, true);
     }
 
     PostgresServer db() {
@@ -107,11 +131,13 @@ final class PostgresTckFixture implements TckFixture {
     }
 
     private PostgresLockProvider newPostgresClient(LockOptions options, String password) {
-        String url = db.jdbcUrl();
+        TestServer target = bouncer == null ? db : bouncer;
+        String url = bouncer == null ? db.jdbcUrl() : bouncer.jdbcUrl();
         TcpProxy proxy = null;
         if (proxied) {
-            proxy = TcpProxy.start(db.host(), db.port());
-            url = "jdbc:postgresql://" + proxy.address() + "/" + db.database() + "?sslmode=disable";
+            proxy = TcpProxy.start(target.host(), target.port());
+            url = "jdbc:postgresql://" + proxy.address() + "/" + db.database() + "?sslmode=disable"
+                    + (bouncer == null ? "" : "&prepareThreshold=0");
         }
         PostgresLockProvider p;
         try {
@@ -156,6 +182,18 @@ final class PostgresTckFixture implements TckFixture {
 
     @Override
     public void expireLease(String lockName) {
+        if (bouncer != null) {
+            // the driver knows PgBouncer's id of the session, not the server's: ask the server which
+            // backend's transaction holds the lock's row
+            String pid = db.executeAsSuperuser("SELECT l.pid FROM " + PostgresLockOptions.DEFAULT_TABLE
+                    + " t JOIN pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = t.xmax"
+                    + " AND l.mode = 'ExclusiveLock' AND l.granted WHERE t.name = '" + lockName.replace("'", "''")
+                    + "'");
+            if (!pid.isEmpty()) {
+                terminate(Long.parseLong(pid.trim()));
+            }
+            return;
+        }
         holderPid(lockName).ifPresent(this::terminate);
     }
 
@@ -203,8 +241,15 @@ final class PostgresTckFixture implements TckFixture {
         db.restart(true);
     }
 
+    /**
+     * The connections of the fixture's clients: PgBouncer's client connections when the clients go
+     * through it (its server connections outlive the clients by design), else the server's.
+     */
     @Override
     public int serverConnectionCount() {
+        if (bouncer != null) {
+            return bouncer.clientConnections(clientRole());
+        }
         return Integer.parseInt(
                 db.executeAsSuperuser("SELECT count(*) FROM pg_stat_activity WHERE usename = '" + clientRole() + "'")
                         .trim());
@@ -220,6 +265,9 @@ final class PostgresTckFixture implements TckFixture {
             }
         }
         proxies.values().forEach(TcpProxy::close); // idempotent for proxies closed with their client
+        if (bouncer != null) {
+            bouncer.close();
+        }
         db.close();
     }
 }

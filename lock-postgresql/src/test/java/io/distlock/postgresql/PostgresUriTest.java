@@ -49,6 +49,8 @@ class PostgresUriTest {
                 new String[] {"postgresql://u@127.0.0.1:5432/db?bogus=1&password=" + SECRET, "unknown parameter"},
                 new String[] {u + "127.0.0.1:5432/db?leaseTime=-1s", "leaseTime"},
                 new String[] {u + "127.0.0.1:5432/db?poolSize=0", "poolSize"},
+                new String[] {u + "127.0.0.1:5432/db?prepareThreshold=-1", "prepareThreshold must be at least 0"},
+                new String[] {u + "127.0.0.1:5432/db?prepareThreshold=x", "'prepareThreshold' must be an integer"},
                 new String[] {u + "127.0.0.1:5432/db?table=Locks", "table must match"},
                 new String[] {u + "127.0.0.1:5432/db?table=x%22y", "table must match"});
     }

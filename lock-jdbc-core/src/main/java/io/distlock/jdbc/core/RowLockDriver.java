@@ -218,10 +218,15 @@ public final class RowLockDriver implements LockDriver {
     }
 
     /**
-     * What a failed statement means for the caller: a missing privilege is a configuration error
-     * (retrying cannot fix it), anything else an outage.
+     * What a failed statement means for the caller: a missing privilege, or a pooler between client
+     * and server that cannot carry the lock's transaction, is a configuration error (retrying cannot
+     * fix it), anything else an outage.
      */
     LockException failure(String what, String lockName, SQLException e) {
+        LockConfigurationException misconfigured = dialect.misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
+        }
         if (dialect.isPrivilegeError(e)) {
             return new LockConfigurationException(
                     what + " on lock '" + lockName + "': the lock user lacks a privilege (it needs "

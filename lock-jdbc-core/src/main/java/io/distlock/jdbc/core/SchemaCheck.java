@@ -42,6 +42,10 @@ final class SchemaCheck {
                 c.rollback();
             }
         } catch (SQLException e) {
+            LockConfigurationException misconfigured = dialect.misconfiguration(e);
+            if (misconfigured != null) {
+                throw misconfigured;
+            }
             throw new BackendUnavailableException("cannot connect: " + e.getMessage(), null, dialect.backend(), e);
         }
     }
@@ -106,6 +110,10 @@ final class SchemaCheck {
             if (isConcurrentCreation(e)) {
                 throw new ConcurrentCreation(e);
             }
+            LockConfigurationException misconfigured = dialect.misconfiguration(e);
+            if (misconfigured != null) {
+                throw misconfigured;
+            }
             if (!dialect.isPrivilegeError(e)) {
                 throw new LockConfigurationException(
                         "could not create tables " + dialect.tables() + ": " + e.getMessage(), dialect.backend(), e);
@@ -116,6 +124,10 @@ final class SchemaCheck {
     }
 
     private static LockConfigurationException unusable(SqlDialect dialect, String table, SQLException e) {
+        LockConfigurationException misconfigured = dialect.misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
+        }
         if (dialect.isNoSuchTable(e)) {
             return new LockConfigurationException(
                     "table " + table + " does not exist: create it with the DDL in " + dialect.schemaResource()

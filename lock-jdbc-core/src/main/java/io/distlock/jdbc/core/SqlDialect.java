@@ -171,6 +171,16 @@ public interface SqlDialect {
      */
     LockConfigurationException refusal(SQLException e);
 
+    /**
+     * A statement failure that says what lies between the client and the server cannot carry the
+     * lock protocol (a connection pooler that moves the session, or allows no transactions of
+     * several statements), found anywhere in the cause chain of {@code e}: retrying cannot fix it.
+     * {@code null} if {@code e} is none; by default always {@code null}.
+     */
+    default LockConfigurationException misconfiguration(SQLException e) {
+        return null;
+    }
+
     /** The JDBC driver's own connection under a pool's proxy, or {@code c} itself. */
     Connection physical(Connection c);
 

@@ -25,6 +25,8 @@ import javax.net.ssl.TrustManagerFactory;
  *       design and runs the caller's own statements.
  *   <li>{@code tcpKeepAlive=true}: the client notices a server host that vanished while it holds a
  *       lock at its next heartbeat anyway; keepalive also ends sockets nobody writes to.
+ *   <li>{@link PostgresLockOptions#prepareThreshold()}, when set → {@code prepareThreshold} (a
+ *       parameter of the JDBC URL still wins, as for every driver property).
  *   <li>{@link TlsOptions}: on → {@code sslmode=verify-full} (the CA and the host name are checked)
  *       with PEM trust as {@code sslrootcert}, or a TLS context of the provider's own ({@link
  *       ContextSocketFactory}) built from a trust store or given as an {@code SSLContext}, or the
@@ -50,6 +52,7 @@ public final class PgJdbcSettings {
         p.setProperty("loginTimeout", Long.toString(connectSeconds));
         p.setProperty("tcpKeepAlive", "true");
         p.setProperty("ApplicationName", "distlock");
+        options.prepareThreshold().ifPresent(n -> p.setProperty("prepareThreshold", Integer.toString(n)));
         TlsOptions tls = options.tls();
         if (tls.isEnabled()) {
             p.setProperty("sslmode", "verify-full");

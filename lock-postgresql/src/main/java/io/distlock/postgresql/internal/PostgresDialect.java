@@ -66,6 +66,8 @@ public final class PostgresDialect implements SqlDialect {
     private static final String QUERY_CANCELED = "57014";
     private static final String UNDEFINED_TABLE = "42P01";
     private static final String INSUFFICIENT_PRIVILEGE = "42501";
+    private static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
+    private static final String INVALID_STATEMENT_NAME = "26000";
 
     private static final Set<String> SESSION_ENDED = Set.of("57P01", "57P02", "57P03", "25P03");
 
@@ -76,6 +78,10 @@ public final class PostgresDialect implements SqlDialect {
             "3D000", // invalid_catalog_name: the database does not exist
             "42501", // insufficient_privilege: no CONNECT on the database
             "08004"); // the driver's "connection rejected": no password given, no TLS on the server
+
+    /** Words of the login refusals PgBouncer 1.18 sends with SQLState 08P01 (protocol_violation). */
+    private static final List<String> PGBOUNCER_LOGIN_REFUSED =
+            List.of("authentication failed", "no such user", "no such database");
 
     private final String table;
     private final String sequence;
@@ -333,7 +339,7 @@ public final class PostgresDialect implements SqlDialect {
                 tls = c;
             } else if (c instanceof SQLException sql
                     && sql.getSQLState() != null
-                    && LOGIN_REFUSED.contains(sql.getSQLState())) {
+                    && (LOGIN_REFUSED.contains(sql.getSQLState()) || refusedByPgBouncer(sql))) {
                 login = sql;
             }
         }
@@ -398,7 +404,59 @@ public final class PostgresDialect implements SqlDialect {
         }
     }
 
-    /** The backend's process id ({@code pg_backend_pid()}). */
+    /**
+     * PgBouncer in statement pool mode (it refuses every transaction of several statements), or a
+     * pooler in transaction mode that does not carry the driver's named prepared statements from one
+     * server connection to the next (PgBouncer before 1.21, or with {@code max_prepared_statements =
+     * 0}): the statement names one server connection prepared are missing, or already taken, on the
+     * next.
+     */
+    @Override
+    public LockConfigurationException misconfiguration(SQLException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (!(c instanceof SQLException sql) || sql.getMessage() == null) {
+                continue;
+            }
+            String m = sql.getMessage();
+            if (m.contains("statement pooling mode")) {
+                return new LockConfigurationException(
+                        "cannot hold locks through a pooler in statement mode: a lock is a transaction of several"
+                                + " statements; serve the lock database in transaction or session pool mode ("
+                                + m + ")",
+                        backend(),
+                        e);
+            }
+            String state = sql.getSQLState();
+            if ((DUPLICATE_PREPARED_STATEMENT.equals(state) || INVALID_STATEMENT_NAME.equals(state))
+                    && m.contains("prepared statement \"S_")) {
+                return new LockConfigurationException(
+                        "a connection pooler in transaction mode moved the session to another server connection"
+                                + " without the driver's prepared statements: set prepareThreshold=0 (URI parameter,"
+                                + " PostgresLockOptions.prepareThreshold(0) or the JDBC URL), or give PgBouncer 1.21+"
+                                + " max_prepared_statements (" + m + ", SQLState " + state + ")",
+                        backend(),
+                        e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code e} is PgBouncer refusing the login: PgBouncer 1.18 (Debian 12's) says "SASL
+     * authentication failed" to a wrong password, "no such database" to a database it does not
+     * serve, with SQLState 08P01 rather than PostgreSQL's 28P01 or 3D000.
+     */
+    private static boolean refusedByPgBouncer(SQLException e) {
+        String m = e.getMessage();
+        return "08P01".equals(e.getSQLState())
+                && m != null
+                && PGBOUNCER_LOGIN_REFUSED.stream().anyMatch(m::contains);
+    }
+
+    /**
+     * The process id the server sent at login: the backend's ({@code pg_backend_pid()}) on a direct
+     * connection, PgBouncer's own id of the client connection behind PgBouncer.
+     */
     @Override
     public long connectionId(Connection c) {
         try {

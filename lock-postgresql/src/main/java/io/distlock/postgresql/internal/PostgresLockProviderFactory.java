@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * Internal (registered through {@link java.util.ServiceLoader}): opens libpq-style URIs {@code
- * postgresql://user[:password]@host[:5432]/db?table=…&createSchema=…&leaseTime=…&poolSize=…&poolWaitTimeout=…&connectTimeout=…&requestTimeout=…&tls=…&trustCertificates=…&trustStore=…&trustStorePassword=…}
+ * postgresql://user[:password]@host[:5432]/db?table=…&createSchema=…&leaseTime=…&poolSize=…&poolWaitTimeout=…&prepareThreshold=…&connectTimeout=…&requestTimeout=…&tls=…&trustCertificates=…&trustStore=…&trustStorePassword=…}
  * ({@code postgres://} too) plus the common {@code autoRenew}, {@code maxHoldTime}, {@code
  * maxRenewals}. {@code trustCertificates} or {@code trustStore} turns TLS on ({@code
  * sslmode=verify-full}); {@code clientCertificate}/{@code clientKey} are read and rejected with the
@@ -63,6 +63,10 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
             b.createSchema(params.bool("createSchema", false));
             b.poolSize(params.integer("poolSize", PostgresLockOptions.DEFAULT_POOL_SIZE));
             b.poolWaitTimeout(JdbcUris.poolWaitTimeout(params, PostgresLockOptions.DEFAULT_POOL_WAIT_TIMEOUT));
+            Integer prepareThreshold = params.integer("prepareThreshold", null);
+            if (prepareThreshold != null) {
+                b.prepareThreshold(prepareThreshold);
+            }
             b.timeouts(JdbcUris.timeouts(params));
             JdbcUris.credentials(uri).ifPresent(b::credentials);
             b.tls(JdbcUris.tls(params));
