@@ -9,7 +9,10 @@ import io.distlock.LockConfigurationException;
 import io.distlock.testing.faults.ChildJvmLockClient;
 import io.distlock.testing.servers.PgBouncer;
 import io.distlock.testing.servers.PostgresServer;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * lock-postgresql behind PgBouncer (the whole TCK runs behind it in {@code PgBouncerTckIT}): a holder
- * killed -9 frees its lock at once through PgBouncer too; the two deployments that cannot carry the
+ * killed -9 frees its lock at once through PgBouncer too, {@code withLockedConnection} and {@code
+ * claimRows} work as on a direct connection; the two deployments that cannot carry the
  * lock protocol, statement pool mode and transaction pool mode with the driver's server-side
  * prepared statements on, fail at once with a {@link LockConfigurationException} that says what to
  * change, and leave no lock held.
@@ -77,6 +81,41 @@ class PgBouncerIT {
                     .isLessThan(3000);
             assertThat(l.fencingToken().getAsLong()).isGreaterThan(childToken);
             l.release();
+        }
+    }
+
+    /**
+     * The work of {@code withLockedConnection} commits with the release through PgBouncer, and two
+     * concurrent claims never get the same row: both are one transaction, which transaction mode keeps
+     * on one server connection.
+     */
+    @Test
+    void transactionPoolMode_withLockedConnectionAndClaimRows_workAsOnADirectConnection() throws Exception {
+        db.executeAsSuperuser(
+                "CREATE TABLE bouncer_jobs (id int PRIMARY KEY, state text NOT NULL)",
+                "INSERT INTO bouncer_jobs SELECT g, 'new' FROM generate_series(1, 20) g",
+                "CREATE TABLE bouncer_counter (id int PRIMARY KEY, n int NOT NULL)",
+                "INSERT INTO bouncer_counter VALUES (1, 0)",
+                "GRANT ALL ON bouncer_jobs, bouncer_counter TO " + db.user());
+        try (PgBouncer bouncer = PgBouncer.builder(db).start();
+                PostgresLockProvider a = client(bouncer.jdbcUrl(), 0);
+                PostgresLockProvider b = client(bouncer.jdbcUrl(), 0)) {
+            for (int i = 0; i < 10; i++) {
+                PostgresLockProvider p = i % 2 == 0 ? a : b;
+                assertThat(p.withLockedConnection("bouncer-counter", Duration.ofSeconds(5), c -> {
+                            try (Statement s = c.createStatement()) {
+                                return s.executeUpdate("UPDATE bouncer_counter SET n = n + 1 WHERE id = 1");
+                            }
+                        }))
+                        .hasValue(1);
+            }
+            assertThat(db.executeAsSuperuser("SELECT n FROM bouncer_counter")).isEqualTo("10");
+            List<Object> claimedByA = a.claimRows("bouncer_jobs", "id", Map.of("state", "new"), 8, (c, keys) -> {
+                List<Object> second = b.claimRows("bouncer_jobs", "id", Map.of("state", "new"), 20, (c2, k2) -> k2);
+                assertThat(second).hasSize(12).doesNotContainAnyElementsOf(keys);
+                return keys;
+            });
+            assertThat(claimedByA).hasSize(8);
         }
     }
 
