@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A PgBouncer (Debian's {@code pgbouncer} package) on a free loopback port in front of a {@link
@@ -48,10 +47,13 @@ public final class PgBouncer extends DelegatingTestServer {
     private static final String ADMIN_DATABASE = "pgbouncer";
 
     private final PostgresServer server;
+    /** PgBouncer's directory (configuration, user list, pid file). */
+    private final Path dir;
 
     private PgBouncer(ServerProcess process, PostgresServer server) {
         super(process);
         this.server = server;
+        this.dir = process.dir();
     }
 
     /** A builder for a PgBouncer in front of {@code server}. */
@@ -238,27 +240,18 @@ public final class PgBouncer extends DelegatingTestServer {
                 "-c",
                 command));
         try {
-            Path dir = Files.createTempDirectory("pgbouncer-admin");
-            Path out = dir.resolve("out");
+            Path out = Files.createTempFile(dir, "admin", ".out");
             try {
-                ProcessBuilder pb = new ProcessBuilder(c).redirectErrorStream(true);
-                pb.environment().put("PGPASSWORD", server.password());
-                pb.redirectOutput(out.toFile());
-                Process p = pb.start();
-                p.getOutputStream().close();
-                if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("psql on PgBouncer's admin console did not answer in 30 s");
-                }
+                int rc = PostgresServer.run(
+                        c, dir, Duration.ofSeconds(30), out, Map.of("PGPASSWORD", server.password()));
                 String text = Files.readString(out, StandardCharsets.UTF_8).trim();
-                if (p.exitValue() != 0) {
+                if (rc != 0) {
                     throw new IllegalStateException(
-                            "psql on PgBouncer's admin console exited with " + p.exitValue() + ": " + text);
+                            "psql on PgBouncer's admin console exited with " + rc + ": " + text);
                 }
                 return text;
             } finally {
                 Files.deleteIfExists(out);
-                Files.deleteIfExists(dir);
             }
         } catch (IOException e) {
             throw new IllegalStateException("psql on PgBouncer's admin console failed: " + e.getMessage(), e);

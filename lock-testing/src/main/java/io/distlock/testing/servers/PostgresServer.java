@@ -403,7 +403,18 @@ public final class PostgresServer extends DelegatingTestServer {
 
     private static int run(List<String> command, Path dir, Duration timeout, Path output)
             throws IOException, InterruptedException {
+        return run(command, dir, timeout, output, Map.of());
+    }
+
+    /**
+     * Runs {@code command} in {@code dir} with {@code env} added to its environment, its output (and
+     * errors) to {@code output} (discarded if null); its exit code, or -1 if it ran past {@code
+     * timeout} (then it is killed).
+     */
+    static int run(List<String> command, Path dir, Duration timeout, Path output, Map<String, String> env)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().putAll(env);
         pb.redirectOutput(
                 output == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.to(output.toFile()));
         Process p = pb.start();
